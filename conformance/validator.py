@@ -1,0 +1,314 @@
+"""The validator engine: structure from `schemas/`, then the profile rules of `profiles/`.
+
+It never raises on bad input: whatever the payload, it returns issues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.issues import Issue, Severity, pointer
+from conformance.structure import SchemaStore
+from profiles import RULES, Contract, Finding, Profile, ResourceRules, load_contract
+
+RESOURCE = "resource"
+WRITE = "write"
+CONTEXTS = (RESOURCE, WRITE)
+
+
+@dataclass(frozen=True, slots=True)
+class _PlannedRule:
+    tokens: tuple[str, ...]
+    function: Any
+    spec: Mapping[str, Any]
+    severity: Severity
+    requirement: str | None
+
+
+@dataclass
+class _RuleContext:
+    contract: Contract
+    context: str
+    applied_profiles: tuple[Profile, ...]
+
+
+def _walk(node: Any, tokens: tuple[str, ...], location: str) -> Iterator[tuple[Any, str]]:
+    """The values at a dotted path, arrays expanded, with their JSON Pointers."""
+    if not tokens:
+        yield node, location
+        return
+    if not isinstance(node, dict) or tokens[0] not in node:
+        return
+    child, child_location = node[tokens[0]], pointer(location, tokens[0])
+    if isinstance(child, list):
+        for index, item in enumerate(child):
+            yield from _walk(item, tokens[1:], pointer(child_location, index))
+    else:
+        yield from _walk(child, tokens[1:], child_location)
+
+
+def _plan(rules: tuple[Mapping[str, Any], ...], context: str) -> tuple[_PlannedRule, ...]:
+    return tuple(
+        _PlannedRule(
+            tokens=tuple(spec["path"].split(".")) if spec["path"] else (),
+            function=RULES[spec["rule"]],
+            spec=spec,
+            severity=Severity(spec.get("severity", "error")),
+            requirement=spec.get("requirement"),
+        )
+        for spec in rules
+        if context in spec.get("contexts", CONTEXTS)
+    )
+
+
+class Validator:
+    """Validates payloads of the contract. Build once and reuse: schemas compile on first use."""
+
+    def __init__(self, contract: Contract | None = None, schemas: SchemaStore | None = None) -> None:
+        self.contract = contract or load_contract()
+        self.schemas = schemas or SchemaStore()
+        unknown = {
+            spec["rule"]
+            for rules in [
+                *(r.rules for r in self.contract.resources.values()),
+                *(p.rules for p in self.contract.profiles.values()),
+            ]
+            for spec in rules
+            if spec["rule"] not in RULES
+        }
+        if unknown:
+            raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
+        self._plans: dict[tuple[str, str], tuple[_PlannedRule, ...]] = {}
+
+    @classmethod
+    def for_config(cls, config: Path | str | None) -> Validator:
+        return cls(load_contract(config))
+
+    @property
+    def resource_types(self) -> list[str]:
+        return sorted(self.contract.resources)
+
+    def resolve_profile(self, name_or_url: str, resource_type: str | None = None) -> Profile | None:
+        profile = self.contract.profiles.get(name_or_url) or self.contract.profile_by_url(name_or_url)
+        if profile is not None and resource_type and profile.resource_type != resource_type:
+            return None
+        return profile
+
+    def is_valid(self, document: Any, **options: Any) -> bool:
+        return not any(issue.is_error for issue in self.iter_issues(document, **options))
+
+    def validate(self, document: Any, **options: Any) -> list[Issue]:
+        return list(self.iter_issues(document, **options))
+
+    def iter_issues(
+        self,
+        document: Any,
+        *,
+        resource_type: str | None = None,
+        profile: str | None = None,
+        context: str = RESOURCE,
+    ) -> Iterator[Issue]:
+        """Every issue of `document`: as served (context "resource") or as a write body ("write")."""
+        if context not in CONTEXTS:
+            raise ValueError(f"context must be one of {CONTEXTS}, not {context!r}")
+        if not isinstance(document, dict):
+            yield Issue(
+                Severity.ERROR, "resource-not-object", "", f"a resource is a JSON object, not {_json_kind(document)}"
+            )
+            return
+        rules = yield from self._resource_rules(document, resource_type)
+        if rules is None:
+            return
+        if context == WRITE and not rules.writable:
+            yield Issue(
+                Severity.ERROR,
+                "resource-not-writable",
+                "/resourceType" if "resourceType" in document else "",
+                f"the contract has no write of {rules.resource_type}",
+            )
+        if rules.schema:
+            yield from self.schemas.iter_issues(rules.schema, document, rules.requirement)
+        applied = yield from self._recognise_profiles(document, rules, profile, context)
+        ctx = _RuleContext(self.contract, context, applied)
+        yield from self._apply(self._planned(rules.resource_type, context), document, ctx)
+        for applied_profile in applied:
+            yield from self._apply(self._planned(applied_profile.name, context, applied_profile), document, ctx)
+
+    def _resource_rules(self, document: dict[str, Any], declared: str | None) -> Iterator[Issue]:
+        found = document.get("resourceType")
+        if found is not None and declared is not None and found != declared:
+            yield Issue(
+                Severity.ERROR,
+                "resource-type-mismatch",
+                "/resourceType",
+                f"resourceType is {found!r} but {declared!r} was expected",
+            )
+            return None
+        resource_type = found if found is not None else declared
+        if resource_type is None:
+            yield Issue(
+                Severity.ERROR,
+                "resource-type-missing",
+                "",
+                "no resourceType: give the payload one, or name its type (--resource-type)",
+            )
+            return None
+        rules = self.contract.resources.get(resource_type) if isinstance(resource_type, str) else None
+        if rules is None:
+            yield Issue(
+                Severity.ERROR,
+                "resource-type-unknown",
+                "/resourceType" if found is not None else "",
+                f"{resource_type!r} is not a resource type of the contract; known: {', '.join(self.resource_types)}",
+            )
+        return rules
+
+    def _planned(self, name: str, context: str, profile: Profile | None = None) -> tuple[_PlannedRule, ...]:
+        key = (name, context)
+        plan = self._plans.get(key)
+        if plan is None:
+            rules = profile.rules if profile is not None else self.contract.resources[name].rules
+            plan = self._plans[key] = _plan(rules, context)
+        return plan
+
+    def _apply(self, plan: tuple[_PlannedRule, ...], document: dict[str, Any], ctx: _RuleContext) -> Iterator[Issue]:
+        for rule in plan:
+            for value, location in _walk(document, rule.tokens, ""):
+                try:
+                    findings = list(rule.function(ctx, value, rule.spec))
+                except Exception as error:  # a rule bug must not hide the rest of the report
+                    findings = [
+                        Finding(
+                            "validator-internal-error",
+                            f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}",
+                        )
+                    ]
+                for finding in findings:
+                    yield _issue(finding, location, rule.severity, rule.requirement)
+
+    def _recognise_profiles(
+        self, document: dict[str, Any], rules: ResourceRules, forced: str | None, context: str
+    ) -> Iterator[Issue]:
+        candidates = self.contract.profiles_of(rules.resource_type)
+        claimed: list[Profile] = []
+        if forced is not None:
+            profile = self.resolve_profile(forced, rules.resource_type)
+            if profile is None:
+                known = ", ".join(p.name for p in candidates) or "none"
+                yield Issue(
+                    Severity.ERROR,
+                    "profile-unknown",
+                    "",
+                    f"{forced!r} is not a profile of {rules.resource_type}; its profiles: {known}",
+                )
+            else:
+                claimed.append(profile)
+        meta = document.get("meta")
+        urls = meta.get("profile") if isinstance(meta, dict) else None
+        for index, url in enumerate(urls if isinstance(urls, list) else []):
+            profile = self.contract.profile_by_url(url)
+            where = f"/meta/profile/{index}"
+            if profile is None:
+                yield Issue(
+                    Severity.INFORMATION,
+                    "profile-not-of-contract",
+                    where,
+                    f"{url!r} is not a profile of the contract; it is not checked",
+                )
+            elif profile.resource_type != rules.resource_type:
+                yield Issue(
+                    Severity.ERROR,
+                    "profile-wrong-resource-type",
+                    where,
+                    f"profile {profile.name} is a profile of {profile.resource_type}, not of {rules.resource_type}",
+                    profile.requirement,
+                )
+            elif profile not in claimed:
+                claimed.append(profile)
+        evidenced = [p for p in candidates if _has_evidence(p, document)]
+        for profile in claimed:
+            if profile not in evidenced and profile.has_evidence_rule and context in profile.evidence_required_in:
+                yield Issue(
+                    Severity.ERROR,
+                    "profile-evidence-missing",
+                    _evidence_location(profile),
+                    f"the resource claims profile {profile.name} but {_evidence_text(profile)}",
+                    profile.requirement,
+                )
+        applied = tuple(dict.fromkeys([*claimed, *evidenced]))
+        recognition = rules.profile_recognition
+        if not applied and context in recognition:
+            names = ", ".join(p.name for p in candidates)
+            yield Issue(
+                Severity(recognition[context]),
+                "profile-unrecognised",
+                "",
+                f"no recognised profile: give meta.profile or a category of one of {names}",
+                recognition.get("requirement"),
+            )
+        if context == WRITE and candidates:
+            for profile in applied:
+                if not profile.writable:
+                    writable = ", ".join(p.name for p in candidates if p.writable)
+                    yield Issue(
+                        Severity.ERROR,
+                        "profile-not-writable",
+                        "",
+                        f"profile {profile.name} cannot be written; writes take {writable}",
+                        recognition.get("requirement", profile.requirement),
+                    )
+        return applied
+
+
+def _has_evidence(profile: Profile, document: dict[str, Any]) -> bool:
+    if profile.canonical_url is not None:
+        return document.get("url") == profile.canonical_url
+    if not profile.category_codings:
+        return False
+    categories = document.get("category")
+    if not isinstance(categories, list):
+        return False
+    for concept in categories:
+        codings = concept.get("coding") if isinstance(concept, dict) else None
+        for coding in codings if isinstance(codings, list) else []:
+            if isinstance(coding, dict) and (coding.get("system"), coding.get("code")) in profile.category_codings:
+                return True
+    return False
+
+
+def _evidence_location(profile: Profile) -> str:
+    return "/url" if profile.canonical_url is not None else "/category"
+
+
+def _evidence_text(profile: Profile) -> str:
+    if profile.canonical_url is not None:
+        return f"its url is not {profile.canonical_url}"
+    wanted = " or ".join(f"{system}|{code}" for system, code in profile.category_codings)
+    return f"its category has no coding {wanted}"
+
+
+def _issue(finding: Finding, location: str, severity: Severity, requirement: str | None) -> Issue:
+    for token in finding.at:
+        location = pointer(location, token)
+    return Issue(
+        Severity(finding.severity) if finding.severity else severity,
+        finding.code,
+        location,
+        finding.message,
+        requirement,
+    )
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null" if value is None else type(value).__name__

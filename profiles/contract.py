@@ -1,0 +1,197 @@
+"""The contract as data: value sets, profiles, per-resource rules, namespaces and report operations,
+read from the files of this package with the installation's placeholders filled in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from profiles.installation import INSTALLATION_OID_ARC, Installation, load_installation
+
+PROFILES_DIR = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class ValueSetIndex:
+    """Membership of one value set: for each system its codes, or None for 'any code of it'."""
+
+    url: str
+    systems: Mapping[str, frozenset[str] | None]
+
+    def has_system(self, system: Any) -> bool:
+        return system in self.systems
+
+    def contains(self, system: Any, code: Any) -> bool:
+        if system not in self.systems:
+            return False
+        codes = self.systems[system]
+        return codes is None or code in codes
+
+    def contains_bare_code(self, code: Any) -> bool:
+        return any(codes is None or code in codes for codes in self.systems.values())
+
+
+@dataclass(frozen=True, eq=False)
+class Profile:
+    name: str
+    resource_type: str
+    url: str
+    requirement: str | None
+    category_codings: tuple[tuple[str, str], ...]
+    canonical_url: str | None
+    evidence_required_in: frozenset[str]
+    writable: bool
+    identifier_namespaces: tuple[str, ...]
+    rules: tuple[Mapping[str, Any], ...]
+    definition: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def has_evidence_rule(self) -> bool:
+        return bool(self.category_codings) or self.canonical_url is not None
+
+
+@dataclass(frozen=True)
+class ResourceRules:
+    resource_type: str
+    schema: str | None
+    requirement: str | None
+    has_base: bool
+    writable: bool
+    profile_recognition: Mapping[str, str]
+    rules: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Namespace:
+    key: str
+    system: str
+    title: str
+    reference_key: bool
+    format: str | None
+    profiles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Contract:
+    """Everything the validator, the reference implementation and the suite know of the contract."""
+
+    installation: Installation
+    value_set_resources: Mapping[str, Mapping[str, Any]]
+    value_sets: Mapping[str, ValueSetIndex]
+    profiles: Mapping[str, Profile]
+    resources: Mapping[str, ResourceRules]
+    namespaces: Mapping[str, Namespace]
+    operations: Mapping[str, Mapping[str, Any]]
+    profiles_by_url: Mapping[str, Profile]
+
+    def profiles_of(self, resource_type: str) -> tuple[Profile, ...]:
+        return tuple(p for p in self.profiles.values() if p.resource_type == resource_type)
+
+    def profile_by_url(self, url: Any) -> Profile | None:
+        return self.profiles_by_url.get(url) if isinstance(url, str) else None
+
+    def namespace_of(self, system: Any) -> Namespace | None:
+        return self.namespaces.get(system) if isinstance(system, str) else None
+
+    def installation_namespace_key(self, key: str) -> str:
+        return f"{INSTALLATION_OID_ARC}{self.installation.number}.{self.installation.namespace_keys[key]}"
+
+
+def _read_json(path: Path) -> Any:
+    with path.open(encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _value_set_index(resource: Mapping[str, Any]) -> ValueSetIndex:
+    systems: dict[str, frozenset[str] | None] = {}
+    for include in resource.get("compose", {}).get("include", []):
+        concepts = include.get("concept")
+        codes = None if concepts is None else frozenset(c["code"] for c in concepts)
+        previous = systems.get(include["system"], frozenset())
+        systems[include["system"]] = None if codes is None or previous is None else previous | codes
+    return ValueSetIndex(url=resource["url"], systems=systems)
+
+
+def _profile(definition: Mapping[str, Any]) -> Profile:
+    recognition = definition.get("recognition", {})
+    return Profile(
+        name=definition["name"],
+        resource_type=definition["resourceType"],
+        url=definition["url"],
+        requirement=definition.get("requirement"),
+        category_codings=tuple((c["system"], c["code"]) for c in recognition.get("category", [])),
+        canonical_url=recognition.get("url"),
+        evidence_required_in=frozenset(definition.get("evidenceRequiredIn", [])),
+        writable=bool(definition.get("writable", False)),
+        identifier_namespaces=tuple(definition.get("identifierNamespaces", [])),
+        rules=tuple(definition.get("rules", [])),
+        definition=definition,
+    )
+
+
+def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> ResourceRules:
+    has_base = bool(data.get("base", False))
+    rules = (*base["rules"], *data["rules"]) if has_base else tuple(data["rules"])
+    return ResourceRules(
+        resource_type=data["resourceType"],
+        schema=data.get("schema"),
+        requirement=data.get("requirement"),
+        has_base=has_base,
+        writable=bool(data.get("writable", False)),
+        profile_recognition=data.get("profileRecognition", {}),
+        rules=tuple(rules),
+    )
+
+
+def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR) -> Contract:
+    """Read the contract data for the installation described by `config` (defaults if None)."""
+    installation = load_installation(config)
+    fill = installation.substitute
+
+    value_set_resources: dict[str, Mapping[str, Any]] = {}
+    for path in sorted((root / "terminology").rglob("*.json")):
+        resource = fill(_read_json(path))
+        value_set_resources[resource["url"]] = resource
+
+    profiles = {}
+    for path in sorted((root / "definitions").glob("*.json")):
+        profile = _profile(fill(_read_json(path)))
+        profiles[profile.name] = profile
+
+    base = fill(_read_json(root / "resources" / "DomainResource.json"))
+    resources = {}
+    for path in sorted((root / "resources").glob("*.json")):
+        if path.stem != "DomainResource":
+            rules = _resource_rules(fill(_read_json(path)), base)
+            resources[rules.resource_type] = rules
+
+    namespaces = {}
+    for entry in fill(_read_json(root / "namespaces.json"))["namespaces"]:
+        namespace = Namespace(
+            key=entry["key"],
+            system=entry["system"],
+            title=entry["title"],
+            reference_key=entry["referenceKey"],
+            format=entry.get("format"),
+            profiles=tuple(entry.get("profiles", [])),
+        )
+        namespaces[namespace.system] = namespace
+
+    operations = {}
+    for path in sorted((root / "operations").glob("*.json")):
+        operation = fill(_read_json(path))
+        operations[operation["id"]] = operation
+
+    return Contract(
+        installation=installation,
+        value_set_resources=value_set_resources,
+        value_sets={url: _value_set_index(vs) for url, vs in value_set_resources.items()},
+        profiles=profiles,
+        resources=resources,
+        namespaces=namespaces,
+        operations=operations,
+        profiles_by_url={profile.url: profile for profile in profiles.values()},
+    )

@@ -1,0 +1,105 @@
+"""Installation placeholders: the shipped defaults, overridden by a TOML file's [installation]."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULTS_FILE = Path(__file__).with_name("installation.toml")
+INSTALLATION_OID_ARC = "urn:oid:1.2.616.1.113769.4."
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+_REQUIRED_KEYS = (
+    "ns_url",
+    "vocab_url",
+    "nip_system",
+    "regon_system",
+    "eu_vat_system",
+    "pesel_system",
+    "installation",
+)
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Installation:
+    """The placeholder values of one installation of the contract."""
+
+    values: Mapping[str, str]
+    namespace_keys: Mapping[str, str]
+
+    @property
+    def number(self) -> str:
+        return self.values["installation"]
+
+    def placeholders(self) -> dict[str, str]:
+        flat = dict(self.values)
+        flat.update({f"namespaces.{name}": key for name, key in self.namespace_keys.items()})
+        return flat
+
+    def substitute(self, data: Any) -> Any:
+        """Return `data` with every {placeholder} in its strings replaced by this installation's value."""
+        table = self.placeholders()
+
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in table:
+                raise ConfigError(f"unknown placeholder {{{name}}}")
+            return table[name]
+
+        def walk(node: Any) -> Any:
+            if isinstance(node, str):
+                return _PLACEHOLDER.sub(replace, node) if "{" in node else node
+            if isinstance(node, list):
+                return [walk(item) for item in node]
+            if isinstance(node, dict):
+                return {key: walk(value) for key, value in node.items()}
+            return node
+
+        return walk(data)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read: {error.strerror}") from None
+
+
+def load_installation(config: Path | str | None = None) -> Installation:
+    """The shipped defaults, with the [installation] table of `config` laid over them."""
+    table = dict(_read_toml(DEFAULTS_FILE)["installation"])
+    namespaces = dict(table.pop("namespaces"))
+    if config is not None:
+        override = _read_toml(Path(config)).get("installation", {})
+        if not isinstance(override, dict):
+            raise ConfigError(f"{config}: [installation] must be a table")
+        override = dict(override)
+        extra_namespaces = override.pop("namespaces", {})
+        if not isinstance(extra_namespaces, dict):
+            raise ConfigError(f"{config}: [installation.namespaces] must be a table")
+        for key, value in override.items():
+            if key not in _REQUIRED_KEYS:
+                raise ConfigError(f"{config}: unknown key installation.{key}; known: {', '.join(_REQUIRED_KEYS)}")
+            table[key] = value
+        namespaces.update(extra_namespaces)
+    for key, value in [*table.items(), *namespaces.items()]:
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise ConfigError(f"installation value {key!r} must be a string, not {value!r}")
+    values = {key: str(value) for key, value in table.items()}
+    keys = {name: str(value) for name, value in namespaces.items()}
+    for name, value in [("installation", values["installation"]), *keys.items()]:
+        if not value.isdigit():
+            raise ConfigError(f"installation arc {name!r} must be a number, not {value!r}")
+    return Installation(values=values, namespace_keys=keys)

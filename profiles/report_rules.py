@@ -1,0 +1,166 @@
+"""Rules of the report order (POST /v1/reports) that a JSON Schema cannot state."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+from profiles.identifier_formats import FORMATS
+from profiles.rules import Finding, Rule, RuleContext
+
+_PEM_HEADERS = ("-----BEGIN PUBLIC KEY-----", "-----BEGIN RSA PUBLIC KEY-----")
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+
+
+@lru_cache(maxsize=512)
+def _public_key_problem(pem: str, recommended_bits: int) -> Finding | None:
+    """At most one finding per key: the first thing wrong with it. Cached: orders reuse keys."""
+    text = pem.strip()
+    if "-----BEGIN CERTIFICATE-----" in text:
+        return Finding(
+            "report-public-key-is-certificate",
+            "publicKeyPem holds a certificate, not a public key; send the key itself "
+            "(for example: openssl x509 -pubkey -noout -in cert.pem)",
+        )
+    if "PRIVATE KEY-----" in text:
+        return Finding(
+            "report-public-key-is-private",
+            "publicKeyPem holds a PRIVATE key; send only the public key, and make a new key pair: "
+            "this one is no longer secret",
+        )
+    if not text.startswith(_PEM_HEADERS):
+        return Finding(
+            "report-public-key-not-pem",
+            "publicKeyPem must be a PEM block starting with -----BEGIN PUBLIC KEY----- "
+            "or -----BEGIN RSA PUBLIC KEY-----",
+        )
+    try:
+        key = load_pem_public_key(text.encode("ascii"))
+    except (ValueError, UnicodeEncodeError, TypeError) as error:
+        return Finding("report-public-key-unreadable", f"publicKeyPem cannot be read as a public key: {error}")
+    except Exception as error:  # cryptography reports some malformed DER as UnsupportedAlgorithm
+        return Finding("report-public-key-unreadable", f"publicKeyPem cannot be read as a public key: {error}")
+    if not isinstance(key, RSAPublicKey):
+        return Finding(
+            "report-public-key-not-rsa",
+            f"publicKeyPem is a {type(key).__name__.removeprefix('_')} key; the contract needs an RSA key",
+        )
+    if key.key_size < recommended_bits:
+        return Finding(
+            "report-public-key-below-recommended-size",
+            f"the RSA key has {key.key_size} bits; {recommended_bits} bits are recommended",
+            severity="warning",
+        )
+    return None
+
+
+def public_key_pem(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    if isinstance(value, str):
+        problem = _public_key_problem(value, int(spec.get("recommendedBits", 4096)))
+        if problem is not None:
+            yield problem
+
+
+def utc_datetime(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    if not isinstance(value, str):
+        return
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        yield Finding("report-runat-invalid", f"{value!r} is not an ISO 8601 date-time (e.g. 2026-11-21T08:00:00Z)")
+        return
+    if "T" not in value.upper() and " " not in value:
+        yield Finding("report-runat-invalid", f"{value!r} is a date without a time; runAt is a date-time")
+    elif moment.tzinfo is None:
+        yield Finding("report-runat-not-utc", f"{value!r} has no time zone; runAt is in UTC: end it with Z")
+    elif moment.utcoffset() != timedelta(0):
+        yield Finding(
+            "report-runat-not-utc", f"{value!r} is not in UTC (offset {moment.strftime('%z')}); end it with Z"
+        )
+
+
+def report_id(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    if not isinstance(value, dict):
+        return
+    chosen = value.get("reportId")
+    if chosen is None:
+        why = "only groupId is given; groupId does not choose a report" if "groupId" in value else "reportId is missing"
+        yield Finding("report-id-missing", f"{why}: the service answers 404 without reportId")
+    elif isinstance(chosen, str) and chosen not in ctx.contract.operations:
+        known = ", ".join(sorted(ctx.contract.operations))
+        yield Finding(
+            "report-id-unknown",
+            f"reportId {chosen!r} is not a report of the contract ({known}); "
+            "the service answers 404 unless the installation has a producer for it",
+            ("reportId",),
+            severity="warning",
+        )
+
+
+def _parameter_problem(definition: Mapping[str, Any], raw: Any) -> Finding | None:
+    name = definition["name"]
+    if definition["type"] == "integer":
+        if not isinstance(raw, str) or not _INTEGER.match(raw.strip()):
+            return Finding(
+                "report-parameter-not-integer",
+                f"parameter {name} must be an integer written as a string, not {raw!r}",
+                (name,),
+            )
+        number = int(raw)
+        low, high = definition.get("minimum"), definition.get("maximum")
+        if (low is not None and number < low) or (high is not None and number > high):
+            return Finding(
+                "report-parameter-out-of-range",
+                f"parameter {name} is {number}; it must be from {low} to {high}",
+                (name,),
+            )
+    elif "format" in definition and isinstance(raw, str):
+        check, shape = FORMATS[definition["format"]]
+        if not check(raw):
+            return Finding(
+                f"report-parameter-{definition['format']}-invalid",
+                f"parameter {name} {raw!r} is not {shape}",
+                (name,),
+                "warning",
+            )
+    return None
+
+
+def report_parameters(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    if not isinstance(value, dict):
+        return
+    operation = ctx.contract.operations.get(value.get("reportId"))  # type: ignore[arg-type]
+    if operation is None:
+        return
+    parameters = value.get("parameters")
+    if not isinstance(parameters, dict):
+        if parameters is None:
+            names = ", ".join(p["name"] for p in operation["parameter"] if p.get("required"))
+            yield Finding("report-parameter-missing", f"report {operation['id']} needs parameters {names}")
+        return
+    for definition in operation["parameter"]:
+        name = definition["name"]
+        if name not in parameters:
+            if definition.get("required"):
+                yield Finding(
+                    "report-parameter-missing", f"report {operation['id']} needs parameter {name}", ("parameters",)
+                )
+            continue
+        problem = _parameter_problem(definition, parameters[name])
+        if problem is not None:
+            yield problem._replace(at=("parameters", *problem.at))
+
+
+def report_rules() -> dict[str, Rule]:
+    return {
+        "public-key-pem": public_key_pem,
+        "utc-datetime": utc_datetime,
+        "report-id": report_id,
+        "report-parameters": report_parameters,
+    }

@@ -1,0 +1,196 @@
+"""Profile rules: `rule name -> function(ctx, value, spec) -> Iterator[Finding]`.
+
+A rule row in `profiles/` names its function, the path of the values it applies to and its
+parameters. The engine walks the path, calls the function once per value and turns each Finding
+into an issue located by JSON Pointer; a function only says what is wrong, relative to its value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NamedTuple, Protocol
+
+from profiles.contract import Contract, Profile
+from profiles.identifier_formats import FORMATS
+from profiles.installation import INSTALLATION_OID_ARC
+
+
+class Finding(NamedTuple):
+    code: str
+    message: str
+    at: tuple[str | int, ...] = ()
+    severity: str | None = None
+
+
+class RuleContext(Protocol):
+    contract: Contract
+    context: str
+    applied_profiles: tuple[Profile, ...]
+
+
+Rule = Callable[[RuleContext, Any, Mapping[str, Any]], Iterator[Finding]]
+
+
+def _codings(value: Any) -> tuple[list[tuple[tuple[str | int, ...], Any, Any]], bool]:
+    """(at, system, code) of each coding in a CodeableConcept, a Coding or a bare code."""
+    if isinstance(value, str):
+        return [((), None, value)], True
+    if not isinstance(value, dict):
+        return [], False
+    if "coding" in value:
+        codings = value["coding"] if isinstance(value["coding"], list) else []
+        return [
+            (("coding", i), c.get("system"), c.get("code")) for i, c in enumerate(codings) if isinstance(c, dict)
+        ], False
+    return [((), value.get("system"), value.get("code"))], False
+
+
+def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    strength = spec["strength"]
+    if strength == "example":
+        return
+    value_set = ctx.contract.value_sets.get(spec["valueSet"])
+    if value_set is None:
+        yield Finding(
+            "binding-value-set-unknown", f"value set {spec['valueSet']} is not in the terminology", severity="warning"
+        )
+        return
+    codings, bare = _codings(value)
+    if bare:
+        code = codings[0][2]
+        if strength == "required" and not value_set.contains_bare_code(code):
+            yield Finding(
+                "binding-code-not-in-value-set", f"code {code!r} is not in the required value set {value_set.url}"
+            )
+        return
+    from_set = [(at, system, code) for at, system, code in codings if value_set.has_system(system)]
+    for at, system, code in from_set:
+        if not value_set.contains(system, code):
+            yield Finding(
+                "binding-code-not-in-value-set",
+                f"code {code!r} is not in value set {value_set.url} ({strength} binding)",
+                (*at, "code"),
+            )
+    if strength == "required" and not from_set:
+        yield Finding(
+            "binding-no-coding-from-value-set",
+            f"no coding from the required value set {value_set.url}; use a code of {', '.join(value_set.systems)}",
+        )
+
+
+def required(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    element = spec["element"]
+    if isinstance(value, dict) and value.get(element) is None:
+        yield Finding("required-element-missing", spec.get("message") or f"element {element!r} is required here")
+
+
+def absent(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    element = spec["element"]
+    if isinstance(value, dict) and element in value:
+        yield Finding(
+            "element-not-expected", spec.get("message") or f"element {element!r} is not expected here", (element,)
+        )
+
+
+def null_or_absent(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    element = spec["element"]
+    if isinstance(value, dict) and value.get(element) is not None:
+        yield Finding(
+            "element-must-be-null", spec.get("message") or f"element {element!r} must be null or absent", (element,)
+        )
+
+
+def installation_identifier(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    if not isinstance(value, dict):
+        return
+    system = value.get("system")
+    if not isinstance(system, str) or not system.startswith(INSTALLATION_OID_ARC):
+        if spec.get("mustBeInstallation"):
+            yield Finding(
+                "identifier-not-installation-namespace",
+                f"system {system!r} is not an installation namespace ({INSTALLATION_OID_ARC}<installation>.<key>)",
+                ("system",),
+            )
+        return
+    arcs = system[len(INSTALLATION_OID_ARC) :].split(".")
+    if len(arcs) != 2 or not all(arc.isdigit() for arc in arcs):
+        yield Finding(
+            "identifier-installation-malformed",
+            f"system {system!r} does not have the form {INSTALLATION_OID_ARC}<installation>.<key>",
+            ("system",),
+        )
+        return
+    installation = ctx.contract.installation.number
+    if arcs[0] != installation:
+        yield Finding(
+            "identifier-installation-foreign",
+            f"system {system!r} names installation {arcs[0]}, not this installation ({installation})",
+            ("system",),
+        )
+    elif ctx.contract.namespace_of(system) is None:
+        yield Finding(
+            "identifier-namespace-unknown",
+            f"system {system!r} is not a namespace of this installation's configuration",
+            ("system",),
+            severity="warning",
+        )
+
+
+def profile_namespace(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    if not isinstance(value, dict) or not ctx.applied_profiles:
+        return
+    namespace = ctx.contract.namespace_of(value.get("system"))
+    if namespace is None or not namespace.system.startswith(INSTALLATION_OID_ARC):
+        return
+    allowed = {key for profile in ctx.applied_profiles for key in profile.identifier_namespaces}
+    if namespace.key not in allowed:
+        names = ", ".join(p.name for p in ctx.applied_profiles)
+        yield Finding(
+            "identifier-namespace-of-other-profile",
+            f"namespace {namespace.system} ({namespace.title}) does not belong to profile {names}",
+            ("system",),
+        )
+
+
+def identifier_format(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    if not isinstance(value, dict):
+        return
+    namespace = ctx.contract.namespace_of(value.get("system"))
+    identifier = value.get("value")
+    if namespace is None or namespace.format is None or not isinstance(identifier, str):
+        return
+    check, shape = FORMATS[namespace.format]
+    if not check(identifier):
+        yield Finding(
+            f"identifier-{namespace.format}-invalid",
+            f"{identifier!r} is not a valid {namespace.title}: expected {shape}",
+            ("value",),
+            severity="warning",
+        )
+
+
+def reference_key(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    identifier = value.get("identifier") if isinstance(value, dict) else None
+    if not isinstance(identifier, dict):
+        return
+    namespace = ctx.contract.namespace_of(identifier.get("system"))
+    if namespace is not None and not namespace.reference_key:
+        yield Finding(
+            "reference-identifier-not-key",
+            f"namespace {namespace.system} ({namespace.title}) is not a reference key; "
+            "reference the resource by one of its reference-key identifiers",
+            ("identifier", "system"),
+        )
+
+
+def generic_rules() -> dict[str, Rule]:
+    return {
+        "binding": binding,
+        "required": required,
+        "absent": absent,
+        "null-or-absent": null_or_absent,
+        "installation-identifier": installation_identifier,
+        "profile-namespace": profile_namespace,
+        "identifier-format": identifier_format,
+        "reference-key": reference_key,
+    }
