@@ -55,6 +55,8 @@ def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[F
             "binding-value-set-unknown", f"value set {spec['valueSet']} is not in the terminology", severity="warning"
         )
         return
+    if not isinstance(value, dict | str):
+        return  # the schema reports the wrong type
     codings, bare = _codings(value)
     if bare:
         code = codings[0][2]
@@ -74,7 +76,7 @@ def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[F
     if strength == "required" and not from_set:
         yield Finding(
             "binding-no-coding-from-value-set",
-            f"no coding from the required value set {value_set.url}; use a code of {', '.join(value_set.systems)}",
+            f"no coding from the required value set {value_set.url} (systems: {', '.join(value_set.systems)})",
         )
 
 

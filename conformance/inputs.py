@@ -1,0 +1,107 @@
+"""Reading payloads for `eris validate`: files, folders, stdin; one resource, an array, or NDJSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+NDJSON_SUFFIXES = (".ndjson", ".jsonl")
+JSON_SUFFIXES = (".json", *NDJSON_SUFFIXES)
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """One resource to validate. `prefix` is the JSON Pointer of the resource inside its file
+    (an array element); `line` is its line in an NDJSON file."""
+
+    source: str
+    data: Any
+    prefix: str = ""
+    line: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.source}:{self.line}" if self.line is not None else self.source
+
+
+@dataclass(frozen=True, slots=True)
+class ReadProblem:
+    """An input that could not be read as JSON; nothing of it was validated."""
+
+    source: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def label(self) -> str:
+        parts = [self.source, *(str(n) for n in (self.line, self.column) if n is not None)]
+        return ":".join(parts)
+
+
+def iter_payloads(paths: Iterable[str]) -> Iterator[Payload | ReadProblem]:
+    """Every payload of every input, in order, with a ReadProblem for what cannot be read."""
+    for path in paths:
+        if path == "-":
+            yield from _from_text("<stdin>", sys.stdin.read())
+            continue
+        target = Path(path)
+        if target.is_dir():
+            files = sorted(p for p in target.rglob("*") if p.is_file() and p.suffix.lower() in JSON_SUFFIXES)
+            if not files:
+                yield ReadProblem(path, "folder holds no .json, .ndjson or .jsonl file")
+            for file in files:
+                yield from _from_file(file)
+        elif target.is_file():
+            yield from _from_file(target)
+        else:
+            yield ReadProblem(path, "no such file or folder")
+
+
+def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
+    source = str(path)
+    try:
+        if path.suffix.lower() in NDJSON_SUFFIXES:
+            with path.open(encoding="utf-8") as handle:
+                yield from _ndjson(source, handle)
+            return
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        yield ReadProblem(source, f"not UTF-8 text (byte {error.start})")
+        return
+    except OSError as error:
+        yield ReadProblem(source, f"cannot be read: {error.strerror}")
+        return
+    yield from _from_text(source, text)
+
+
+def _from_text(source: str, text: str) -> Iterator[Payload | ReadProblem]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        if error.msg != "Extra data":
+            yield ReadProblem(source, f"invalid JSON: {error.msg}", error.lineno, error.colno)
+            return
+        # several JSON values one after another: read it as NDJSON
+        yield from _ndjson(source, text.splitlines())
+        return
+    if isinstance(data, list):
+        for index, item in enumerate(data):
+            yield Payload(source, item, prefix=f"/{index}")
+    else:
+        yield Payload(source, data)
+
+
+def _ndjson(source: str, lines: Iterable[str]) -> Iterator[Payload | ReadProblem]:
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        try:
+            yield Payload(source, json.loads(line), line=number)
+        except json.JSONDecodeError as error:
+            yield ReadProblem(source, f"invalid JSON: {error.msg}", number, error.colno)

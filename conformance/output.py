@@ -1,0 +1,193 @@
+"""Output of `eris validate`: text (streamed), JSON and SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from conformance.inputs import Payload, ReadProblem
+from conformance.issues import Issue, Severity
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note"}
+
+
+@dataclass
+class Tally:
+    documents: int = 0
+    invalid: int = 0
+    unreadable: int = 0
+    severities: Counter[str] = field(default_factory=Counter)
+
+    def count(self, issues: list[Issue]) -> None:
+        self.documents += 1
+        self.severities.update(issue.severity.value for issue in issues)
+        if any(issue.is_error for issue in issues):
+            self.invalid += 1
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "documents": self.documents,
+            "invalid": self.invalid,
+            "unreadable": self.unreadable,
+            "errors": self.severities["error"],
+            "warnings": self.severities["warning"],
+            "information": self.severities["information"],
+        }
+
+
+class Writer:
+    """Receives every validated payload and read problem, then writes the report."""
+
+    def __init__(self, stream: TextIO, version: str) -> None:
+        self.stream = stream
+        self.version = version
+        self.tally = Tally()
+
+    def payload(self, payload: Payload, issues: list[Issue]) -> None:
+        self.tally.count(issues)
+
+    def problem(self, problem: ReadProblem) -> None:
+        self.tally.unreadable += 1
+
+    def finish(self) -> None:
+        raise NotImplementedError
+
+
+class TextWriter(Writer):
+    def payload(self, payload: Payload, issues: list[Issue]) -> None:
+        super().payload(payload, issues)
+        for issue in issues:
+            where = payload.prefix + issue.location or "(root)"
+            self.stream.write(f"{payload.label}:{where}: {issue.severity.value}: {issue.message} [{issue.code}]\n")
+
+    def problem(self, problem: ReadProblem) -> None:
+        super().problem(problem)
+        self.stream.write(f"{problem.label}: error: cannot be read: {problem.message} [input-unreadable]\n")
+
+    def finish(self) -> None:
+        s = self.tally.summary()
+        unreadable = f"; {s['unreadable']} input(s) could not be read" if s["unreadable"] else ""
+        self.stream.write(
+            f"{s['documents']} document(s) checked: {s['invalid']} invalid, {s['errors']} error(s), "
+            f"{s['warnings']} warning(s){unreadable}\n"
+        )
+
+
+class JsonWriter(Writer):
+    """One JSON object: the summary, and the documents that have issues (valid ones are only counted)."""
+
+    def __init__(self, stream: TextIO, version: str) -> None:
+        super().__init__(stream, version)
+        self.results: list[dict[str, Any]] = []
+        self.problems: list[dict[str, Any]] = []
+
+    def payload(self, payload: Payload, issues: list[Issue]) -> None:
+        super().payload(payload, issues)
+        if issues:
+            entry: dict[str, Any] = {"source": payload.source}
+            if payload.line is not None:
+                entry["line"] = payload.line
+            if payload.prefix:
+                entry["pointer"] = payload.prefix
+            if isinstance(payload.data, dict) and isinstance(payload.data.get("resourceType"), str):
+                entry["resourceType"] = payload.data["resourceType"]
+            entry["valid"] = not any(issue.is_error for issue in issues)
+            entry["issues"] = [issue.to_dict() for issue in issues]
+            self.results.append(entry)
+
+    def problem(self, problem: ReadProblem) -> None:
+        super().problem(problem)
+        entry: dict[str, Any] = {"source": problem.source, "message": problem.message}
+        if problem.line is not None:
+            entry.update(line=problem.line, column=problem.column)
+        self.problems.append(entry)
+
+    def finish(self) -> None:
+        report = {
+            "tool": "eris",
+            "version": self.version,
+            "summary": self.tally.summary(),
+            "results": self.results,
+            "unreadable": self.problems,
+        }
+        json.dump(report, self.stream, indent=2, ensure_ascii=False)
+        self.stream.write("\n")
+
+
+class SarifWriter(Writer):
+    """SARIF 2.1.0, one run; rule ids are the issue codes, the JSON Pointer is the logical location."""
+
+    def __init__(self, stream: TextIO, version: str) -> None:
+        super().__init__(stream, version)
+        self.results: list[dict[str, Any]] = []
+        self.notifications: list[dict[str, Any]] = []
+        self.rules: dict[str, Issue] = {}
+
+    def payload(self, payload: Payload, issues: list[Issue]) -> None:
+        super().payload(payload, issues)
+        for issue in issues:
+            self.rules.setdefault(issue.code, issue)
+            location: dict[str, Any] = {"artifactLocation": {"uri": payload.source}}
+            if payload.line is not None:
+                location["region"] = {"startLine": payload.line}
+            result: dict[str, Any] = {
+                "ruleId": issue.code,
+                "level": _SARIF_LEVELS[issue.severity],
+                "message": {"text": issue.message},
+                "locations": [
+                    {
+                        "physicalLocation": location,
+                        "logicalLocations": [
+                            {"fullyQualifiedName": payload.prefix + issue.location or "/", "kind": "object"}
+                        ],
+                    }
+                ],
+            }
+            if issue.requirement:
+                result["properties"] = {"requirement": issue.requirement}
+            self.results.append(result)
+
+    def problem(self, problem: ReadProblem) -> None:
+        super().problem(problem)
+        location: dict[str, Any] = {"artifactLocation": {"uri": problem.source}}
+        if problem.line is not None:
+            location["region"] = {"startLine": problem.line, "startColumn": problem.column}
+        self.notifications.append(
+            {
+                "level": "error",
+                "message": {"text": f"cannot be read: {problem.message}"},
+                "locations": [{"physicalLocation": location}],
+            }
+        )
+
+    def finish(self) -> None:
+        rules = [
+            {
+                "id": code,
+                "shortDescription": {"text": code.replace("-", " ")},
+                **({"properties": {"requirement": issue.requirement}} if issue.requirement else {}),
+            }
+            for code, issue in sorted(self.rules.items())
+        ]
+        run = {
+            "tool": {
+                "driver": {
+                    "name": "eris",
+                    "version": self.version,
+                    "informationUri": "https://eris.example/",
+                    "rules": rules,
+                }
+            },
+            "results": self.results,
+            "invocations": [
+                {"executionSuccessful": not self.notifications, "toolExecutionNotifications": self.notifications}
+            ],
+        }
+        json.dump({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, self.stream, indent=2)
+        self.stream.write("\n")
+
+
+WRITERS: dict[str, type[Writer]] = {"text": TextWriter, "json": JsonWriter, "sarif": SarifWriter}
