@@ -22,16 +22,16 @@ class ValueSetIndex:
     systems: Mapping[str, frozenset[str] | None]
 
     def has_system(self, system: Any) -> bool:
-        return system in self.systems
+        return isinstance(system, str) and system in self.systems
 
     def contains(self, system: Any, code: Any) -> bool:
-        if system not in self.systems:
+        if not self.has_system(system):
             return False
         codes = self.systems[system]
-        return codes is None or code in codes
+        return codes is None or (isinstance(code, str) and code in codes)
 
     def contains_bare_code(self, code: Any) -> bool:
-        return any(codes is None or code in codes for codes in self.systems.values())
+        return isinstance(code, str) and any(codes is None or code in codes for codes in self.systems.values())
 
 
 @dataclass(frozen=True, eq=False)

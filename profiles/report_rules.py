@@ -135,7 +135,8 @@ def _parameter_problem(definition: Mapping[str, Any], raw: Any) -> Finding | Non
 def report_parameters(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
     if not isinstance(value, dict):
         return
-    operation = ctx.contract.operations.get(value.get("reportId"))  # type: ignore[arg-type]
+    chosen = value.get("reportId")
+    operation = ctx.contract.operations.get(chosen) if isinstance(chosen, str) else None
     if operation is None:
         return
     parameters = value.get("parameters")

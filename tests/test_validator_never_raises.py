@@ -1,0 +1,70 @@
+"""The validator returns issues for any input, however malformed; it never raises.
+
+Two kinds of input: arbitrary JSON values, and valid examples with one element replaced by an
+arbitrary JSON value (which reaches the profile rules with shapes they do not expect).
+"""
+
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.validator import RESOURCE, WRITE, Validator
+
+EXAMPLES = Path(__file__).parent / "data" / "examples"
+VALIDATOR = Validator()
+SEEDS = [
+    (json.loads(path.read_text()), "ReportOrder" if "report-order" in path.parts else None)
+    for path in sorted(EXAMPLES.rglob("*.json"))
+]
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    max_leaves=25,
+)
+resource_types = st.sampled_from([None, *VALIDATOR.resource_types, "Invoice"])
+contexts = st.sampled_from([RESOURCE, WRITE])
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, (*prefix, index))
+
+
+def _replace(node, path, value):
+    if not path:
+        return value
+    copy = json.loads(json.dumps(node))
+    target = copy
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return copy
+
+
+def _no_internal_errors(issues):
+    assert all(issue.code != "validator-internal-error" for issue in issues), issues
+
+
+@settings(max_examples=4000)
+@given(document=json_values, resource_type=resource_types, context=contexts)
+def test_arbitrary_json_gives_issues_not_exceptions(document, resource_type, context):
+    if isinstance(document, dict) and resource_type:
+        document = {**document, "resourceType": resource_type}
+    _no_internal_errors(VALIDATOR.validate(document, context=context))
+
+
+@settings(max_examples=6000)
+@given(data=st.data(), value=json_values, context=contexts)
+def test_valid_examples_with_one_element_replaced_give_issues_not_exceptions(data, value, context):
+    document, resource_type = data.draw(st.sampled_from(SEEDS))
+    path = data.draw(st.sampled_from(list(_paths(document))))
+    mutated = _replace(document, path, value)
+    _no_internal_errors(VALIDATOR.validate(mutated, resource_type=resource_type, context=context))
