@@ -21,7 +21,6 @@ CONTEXTS = (RESOURCE, WRITE)
 
 @dataclass(frozen=True, slots=True)
 class _PlannedRule:
-    tokens: tuple[str, ...]
     function: Any
     spec: Mapping[str, Any]
     severity: Severity
@@ -35,33 +34,43 @@ class _RuleContext:
     applied_profiles: tuple[Profile, ...]
 
 
-def _walk(node: Any, tokens: tuple[str, ...], location: str) -> Iterator[tuple[Any, str]]:
-    """The values at a dotted path, arrays expanded, with their JSON Pointers."""
-    if not tokens:
-        yield node, location
-        return
-    if not isinstance(node, dict) or tokens[0] not in node:
-        return
-    child, child_location = node[tokens[0]], pointer(location, tokens[0])
-    if isinstance(child, list):
-        for index, item in enumerate(child):
-            yield from _walk(item, tokens[1:], pointer(child_location, index))
-    else:
-        yield from _walk(child, tokens[1:], child_location)
+def _values_at(document: Any, tokens: tuple[str, ...]) -> list[tuple[Any, tuple[str | int, ...]]]:
+    """The values at a dotted path, arrays expanded, each with its path from the document root."""
+    found: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
+    for token in tokens:
+        deeper = []
+        for node, where in found:
+            if isinstance(node, dict) and token in node:
+                child = node[token]
+                if isinstance(child, list):
+                    deeper.extend((item, (*where, token, index)) for index, item in enumerate(child))
+                else:
+                    deeper.append((child, (*where, token)))
+        if not deeper:
+            return deeper
+        found = deeper
+    return found
 
 
-def _plan(rules: tuple[Mapping[str, Any], ...], context: str) -> tuple[_PlannedRule, ...]:
-    return tuple(
-        _PlannedRule(
-            tokens=tuple(spec["path"].split(".")) if spec["path"] else (),
-            function=RULES[spec["rule"]],
-            spec=spec,
-            severity=Severity(spec.get("severity", "error")),
-            requirement=spec.get("requirement"),
+def _plan(rules: tuple[Mapping[str, Any], ...], context: str) -> tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]:
+    """The rules that apply in `context`, grouped by path so that each path is walked once."""
+    by_path: dict[tuple[str, ...], list[_PlannedRule]] = {}
+    for spec in rules:
+        if context not in spec.get("contexts", CONTEXTS) or spec.get("strength") == "example":
+            continue  # an example binding illustrates codes; it checks nothing
+        tokens = tuple(spec["path"].split(".")) if spec["path"] else ()
+        by_path.setdefault(tokens, []).append(
+            _PlannedRule(
+                function=RULES[spec["rule"]],
+                spec=spec,
+                severity=Severity(spec.get("severity", "error")),
+                requirement=spec.get("requirement"),
+            )
         )
-        for spec in rules
-        if context in spec.get("contexts", CONTEXTS)
-    )
+    return tuple(by_path.items())
+
+
+_Plan = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
 
 
 class Validator:
@@ -81,7 +90,8 @@ class Validator:
         }
         if unknown:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
-        self._plans: dict[tuple[str, str], tuple[_PlannedRule, ...]] = {}
+        self._plans: dict[tuple[str, str], _Plan] = {}
+        self._profiles_by_type: dict[str, tuple[Profile, ...]] = {}
 
     @classmethod
     def for_config(cls, config: Path | str | None) -> Validator:
@@ -166,7 +176,13 @@ class Validator:
             )
         return rules
 
-    def _planned(self, name: str, context: str, profile: Profile | None = None) -> tuple[_PlannedRule, ...]:
+    def _profiles_of(self, resource_type: str) -> tuple[Profile, ...]:
+        profiles = self._profiles_by_type.get(resource_type)
+        if profiles is None:
+            profiles = self._profiles_by_type[resource_type] = self.contract.profiles_of(resource_type)
+        return profiles
+
+    def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:
         key = (name, context)
         plan = self._plans.get(key)
         if plan is None:
@@ -174,25 +190,26 @@ class Validator:
             plan = self._plans[key] = _plan(rules, context)
         return plan
 
-    def _apply(self, plan: tuple[_PlannedRule, ...], document: dict[str, Any], ctx: _RuleContext) -> Iterator[Issue]:
-        for rule in plan:
-            for value, location in _walk(document, rule.tokens, ""):
-                try:
-                    findings = list(rule.function(ctx, value, rule.spec))
-                except Exception as error:  # a rule bug must not hide the rest of the report
-                    findings = [
-                        Finding(
-                            "validator-internal-error",
-                            f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}",
-                        )
-                    ]
-                for finding in findings:
-                    yield _issue(finding, location, rule.severity, rule.requirement)
+    def _apply(self, plan: _Plan, document: dict[str, Any], ctx: _RuleContext) -> Iterator[Issue]:
+        for tokens, rules in plan:
+            for value, where in _values_at(document, tokens):
+                for rule in rules:
+                    try:
+                        findings = list(rule.function(ctx, value, rule.spec))
+                    except Exception as error:  # a rule bug must not hide the rest of the report
+                        findings = [
+                            Finding(
+                                "validator-internal-error",
+                                f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}",
+                            )
+                        ]
+                    for finding in findings:
+                        yield _issue(finding, where, rule.severity, rule.requirement)
 
     def _recognise_profiles(
         self, document: dict[str, Any], rules: ResourceRules, forced: str | None, context: str
     ) -> Iterator[Issue]:
-        candidates = self.contract.profiles_of(rules.resource_type)
+        candidates = self._profiles_of(rules.resource_type)
         claimed: list[Profile] = []
         if forced is not None:
             profile = self.resolve_profile(forced, rules.resource_type)
@@ -228,7 +245,8 @@ class Validator:
                 )
             elif profile not in claimed:
                 claimed.append(profile)
-        evidenced = [p for p in candidates if _has_evidence(p, document)]
+        categories = _category_codings(document) if candidates else frozenset()
+        evidenced = [p for p in candidates if _has_evidence(p, document, categories)]
         for profile in claimed:
             if profile not in evidenced and profile.has_evidence_rule and context in profile.evidence_required_in:
                 yield Issue(
@@ -263,20 +281,25 @@ class Validator:
         return applied
 
 
-def _has_evidence(profile: Profile, document: dict[str, Any]) -> bool:
-    if profile.canonical_url is not None:
-        return document.get("url") == profile.canonical_url
-    if not profile.category_codings:
-        return False
+def _category_codings(document: dict[str, Any]) -> frozenset[tuple[Any, Any]]:
     categories = document.get("category")
-    if not isinstance(categories, list):
-        return False
-    for concept in categories:
+    found = set()
+    for concept in categories if isinstance(categories, list) else []:
         codings = concept.get("coding") if isinstance(concept, dict) else None
         for coding in codings if isinstance(codings, list) else []:
-            if isinstance(coding, dict) and (coding.get("system"), coding.get("code")) in profile.category_codings:
-                return True
-    return False
+            if (
+                isinstance(coding, dict)
+                and isinstance(coding.get("system"), str)
+                and isinstance(coding.get("code"), str)
+            ):
+                found.add((coding["system"], coding["code"]))
+    return frozenset(found)
+
+
+def _has_evidence(profile: Profile, document: dict[str, Any], categories: frozenset[tuple[Any, Any]]) -> bool:
+    if profile.canonical_url is not None:
+        return document.get("url") == profile.canonical_url
+    return not categories.isdisjoint(profile.category_codings)
 
 
 def _evidence_location(profile: Profile) -> str:
@@ -290,8 +313,9 @@ def _evidence_text(profile: Profile) -> str:
     return f"its category has no coding {wanted}"
 
 
-def _issue(finding: Finding, location: str, severity: Severity, requirement: str | None) -> Issue:
-    for token in finding.at:
+def _issue(finding: Finding, where: tuple[str | int, ...], severity: Severity, requirement: str | None) -> Issue:
+    location = ""
+    for token in (*where, *finding.at):
         location = pointer(location, token)
     return Issue(
         Severity(finding.severity) if finding.severity else severity,
