@@ -14,29 +14,29 @@ _EU_VAT = re.compile(
 )
 
 
-def _weighted_check(value: str, weights: tuple[int, ...], modulus: int = 11) -> bool:
-    digits = [int(char) for char in value]
-    checksum = sum(d * w for d, w in zip(digits, weights, strict=False)) % modulus
-    return checksum % 10 == digits[-1] if modulus == 11 else checksum == digits[-1]
+def _mod11_check_digit(value: str, weights: tuple[int, ...]) -> bool:
+    """REGON's rule: the weighted sum modulo 11 (10 counting as 0) is the last digit."""
+    checksum = sum(int(d) * w for d, w in zip(value, weights, strict=False)) % 11
+    return checksum % 10 == int(value[-1])
 
 
 def is_nip(value: str) -> bool:
     value = value.replace("-", "")
-    if len(value) != 10 or not value.isdigit():
+    if len(value) != 10 or not (value.isascii() and value.isdigit()):
         return False
     checksum = sum(int(d) * w for d, w in zip(value, (6, 5, 7, 2, 3, 4, 5, 6, 7), strict=False)) % 11
     return checksum != 10 and checksum == int(value[9])
 
 
 def is_regon(value: str) -> bool:
-    if not value.isdigit() or len(value) not in (9, 14):
+    if not (value.isascii() and value.isdigit()) or len(value) not in (9, 14):
         return False
     weights = (8, 9, 2, 3, 4, 5, 6, 7) if len(value) == 9 else (2, 4, 8, 5, 0, 9, 7, 3, 6, 1, 2, 4, 8)
-    return _weighted_check(value, weights)
+    return _mod11_check_digit(value, weights)
 
 
 def is_pesel(value: str) -> bool:
-    if len(value) != 11 or not value.isdigit():
+    if len(value) != 11 or not (value.isascii() and value.isdigit()):
         return False
     weights = (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)
     checksum = sum(int(d) * w for d, w in zip(value, weights, strict=False))
