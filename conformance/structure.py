@@ -44,6 +44,10 @@ class SchemaStore:
             self._validators[name] = compiled
         return compiled
 
+    def compile(self, schema: dict[str, Any]) -> Any:
+        """A validator for a schema that refers to the schema files by their $id."""
+        return jsonschema_rs.validator_for(schema, registry=self.registry)
+
     def iter_issues(self, name: str, instance: Any, requirement: str | None) -> Iterator[Issue]:
         """Structure issues of `instance` against schema `name`, each once, located precisely."""
         validator = self.validator(name)

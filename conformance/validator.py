@@ -13,7 +13,9 @@ from typing import Any
 from conformance.issues import Issue, Severity, pointer
 from conformance.structure import SchemaStore
 from profiles import RULES, Contract, Finding, Profile, ResourceRules, load_contract
+from profiles.rule_schemas import compile_rule
 
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 RESOURCE = "resource"
 WRITE = "write"
 CONTEXTS = (RESOURCE, WRITE)
@@ -25,6 +27,17 @@ class _PlannedRule:
     spec: Mapping[str, Any]
     severity: Severity
     requirement: str | None
+
+
+_Plan = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
+
+
+@dataclass(frozen=True)
+class _FastPath:
+    """One jsonschema-rs check of structure plus the compiled rules, and the rules it cannot replace."""
+
+    validator: Any
+    residual: _Plan
 
 
 @dataclass
@@ -52,7 +65,11 @@ def _values_at(document: Any, tokens: tuple[str, ...]) -> list[tuple[Any, tuple[
     return found
 
 
-def _plan(rules: tuple[Mapping[str, Any], ...], context: str) -> tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]:
+def _in_context(rules: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
+    return [spec for spec in rules if context in spec.get("contexts", CONTEXTS)]
+
+
+def _plan(rules: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...], context: str) -> _Plan:
     """The rules that apply in `context`, grouped by path so that each path is walked once."""
     by_path: dict[tuple[str, ...], list[_PlannedRule]] = {}
     for spec in rules:
@@ -70,15 +87,17 @@ def _plan(rules: tuple[Mapping[str, Any], ...], context: str) -> tuple[tuple[tup
     return tuple(by_path.items())
 
 
-_Plan = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
-
-
 class Validator:
     """Validates payloads of the contract. Build once and reuse: schemas compile on first use."""
 
-    def __init__(self, contract: Contract | None = None, schemas: SchemaStore | None = None) -> None:
+    def __init__(
+        self, contract: Contract | None = None, schemas: SchemaStore | None = None, *, fast_path: bool = True
+    ) -> None:
+        """`fast_path=False` explains every document through the rule functions; the results are the
+        same, only slower (tests/test_fast_path.py)."""
         self.contract = contract or load_contract()
         self.schemas = schemas or SchemaStore()
+        self.fast_path = fast_path
         unknown = {
             spec["rule"]
             for rules in [
@@ -92,6 +111,7 @@ class Validator:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
         self._plans: dict[tuple[str, str], _Plan] = {}
         self._profiles_by_type: dict[str, tuple[Profile, ...]] = {}
+        self._fast_paths: dict[tuple[str, str], _FastPath] = {}
 
     @classmethod
     def for_config(cls, config: Path | str | None) -> Validator:
@@ -139,11 +159,16 @@ class Validator:
                 "/resourceType" if "resourceType" in document else "",
                 f"the contract has no write of {rules.resource_type}",
             )
-        if rules.schema:
-            yield from self.schemas.iter_issues(rules.schema, document, rules.requirement)
+        fast = self._fast(rules, context) if self.fast_path else None
+        if fast is not None and fast.validator.is_valid(document):
+            plan = fast.residual
+        else:
+            if rules.schema:
+                yield from self.schemas.iter_issues(rules.schema, document, rules.requirement)
+            plan = self._planned(rules.resource_type, context)
         applied = yield from self._recognise_profiles(document, rules, profile, context)
         ctx = _RuleContext(self.contract, context, applied)
-        yield from self._apply(self._planned(rules.resource_type, context), document, ctx)
+        yield from self._apply(plan, document, ctx)
         for applied_profile in applied:
             yield from self._apply(self._planned(applied_profile.name, context, applied_profile), document, ctx)
 
@@ -181,6 +206,19 @@ class Validator:
         if profiles is None:
             profiles = self._profiles_by_type[resource_type] = self.contract.profiles_of(resource_type)
         return profiles
+
+    def _fast(self, rules: ResourceRules, context: str) -> _FastPath | None:
+        key = (rules.resource_type, context)
+        fast = self._fast_paths.get(key)
+        if fast is None and rules.schema:
+            compiled, residual = [], []
+            for spec in _in_context(rules.rules, context):
+                schema = compile_rule(self.contract, spec)
+                (residual if schema is None else compiled).append(schema if schema is not None else spec)
+            structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"]
+            combined = {"$schema": _DIALECT, "allOf": [{"$ref": structure}, *compiled]}
+            fast = self._fast_paths[key] = _FastPath(self.schemas.compile(combined), _plan(residual, context))
+        return fast
 
     def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:
         key = (name, context)
