@@ -192,7 +192,14 @@ class Validator:
             )
             return None
         rules = self.contract.resources.get(resource_type) if isinstance(resource_type, str) else None
-        if rules is None:
+        if rules is None and isinstance(resource_type, str) and resource_type in self.contract.not_shown_types:
+            yield Issue(
+                Severity.INFORMATION,
+                "resource-type-not-shown",
+                "/resourceType" if found is not None else "",
+                f"the contract names {resource_type} but does not show its structure; it is not checked",
+            )
+        elif rules is None:
             yield Issue(
                 Severity.ERROR,
                 "resource-type-unknown",

@@ -86,6 +86,7 @@ class Contract:
     namespaces: Mapping[str, Namespace]
     operations: Mapping[str, Mapping[str, Any]]
     profiles_by_url: Mapping[str, Profile]
+    not_shown_types: frozenset[str]
 
     def profiles_of(self, resource_type: str) -> tuple[Profile, ...]:
         return tuple(p for p in self.profiles.values() if p.resource_type == resource_type)
@@ -194,4 +195,5 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
         namespaces=namespaces,
         operations=operations,
         profiles_by_url={profile.url: profile for profile in profiles.values()},
+        not_shown_types=frozenset(_read_json(root / "not-shown.json")["resourceTypes"]),
     )

@@ -16,6 +16,7 @@ from profiles.rules import Finding, Rule, RuleContext
 
 _PEM_HEADERS = ("-----BEGIN PUBLIC KEY-----", "-----BEGIN RSA PUBLIC KEY-----")
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
+_LEAP_SECOND = re.compile(r"(T\d\d:\d\d:)60(?=\D|$)", re.IGNORECASE)
 
 
 @lru_cache(maxsize=512)
@@ -71,7 +72,8 @@ def utc_datetime(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Itera
     if not isinstance(value, str):
         return
     try:
-        moment = datetime.fromisoformat(value)
+        # ISO 8601 allows a leap second (second 60); Python's datetime does not
+        moment = datetime.fromisoformat(_LEAP_SECOND.sub(r"\g<1>59", value))
     except ValueError:
         yield Finding("report-runat-invalid", f"{value!r} is not an ISO 8601 date-time (e.g. 2026-11-21T08:00:00Z)")
         return

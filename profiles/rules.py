@@ -185,6 +185,20 @@ def reference_key(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iter
         )
 
 
+def implementation_defined_version(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    """A value-set summary {url, version} of an implementation-defined set reports version null."""
+    if not isinstance(value, dict) or value.get("version") is None:
+        return
+    url = value.get("url")
+    for profile in ctx.contract.profiles_of("ValueSet"):
+        if profile.canonical_url is not None and profile.canonical_url == url:
+            yield Finding(
+                "element-must-be-null",
+                f"{url} is implementation-defined ({profile.name}); its version is null",
+                ("version",),
+            )
+
+
 def generic_rules() -> dict[str, Rule]:
     return {
         "binding": binding,
@@ -195,4 +209,5 @@ def generic_rules() -> dict[str, Rule]:
         "profile-namespace": profile_namespace,
         "identifier-format": identifier_format,
         "reference-key": reference_key,
+        "implementation-defined-version": implementation_defined_version,
     }

@@ -34,27 +34,7 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 
 # Tests whose verdict the contract decides and this validator gets wrong (reported, not worked
 # around): the case states the contract; the mark flips to a failure once the engine is fixed.
-VALIDATOR_BUGS: dict[str, str] = {
-    "access/grant-assignment-references.json:"
-    "a GrantAssignment assigned to a Party by the warehouse copy of the contractor id is invalid": (
-        "no reference-key rule on GrantAssignment.assignedTo: the contractor-warehouse namespace is not a reference key"
-    ),
-    "access/grant-assignment-references.json:a GrantAssignment scoped to a Party by PESEL is invalid": (
-        "no reference-key rule on GrantAssignment.scope: PESEL is not a reference key"
-    ),
-    "base/resource-type-not-shown.json:an Invoice, named but not shown by the contract, is valid": (
-        "resource-type-unknown is an error, but the contract names Invoice and leaves it not shown (open)"
-    ),
-    "base/resource-type-not-shown.json:an InventoryDocument, named but not shown by the contract, is valid": (
-        "resource-type-unknown is an error, but the contract names InventoryDocument and leaves it not shown (open)"
-    ),
-    "valueset/summary-implementation-defined.json:a summary of employment-type with a version string is invalid": (
-        "ValueSetSummary has no rule for implementation-defined sets: their summary reports version null"
-    ),
-    "report-order/run-at.json:runAt at the leap second 2016-12-31T23:59:60Z is valid": (
-        "utc-datetime parses with datetime.fromisoformat, which refuses second 60 that the schema and ISO 8601 allow"
-    ),
-}
+VALIDATOR_BUGS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -98,23 +78,12 @@ def load_case_files() -> dict[str, dict[str, Any]]:
     }
 
 
-def fill_placeholders(node: Any, table: Mapping[str, str]) -> Any:
-    """`node` with every {placeholder} in its strings replaced from `table`; unknown ones raise KeyError."""
-    if isinstance(node, str):
-        return _PLACEHOLDER.sub(lambda match: table[match.group(1)], node)
-    if isinstance(node, list):
-        return [fill_placeholders(item, table) for item in node]
-    if isinstance(node, dict):
-        return {key: fill_placeholders(value, table) for key, value in node.items()}
-    return node
-
-
 @cache
 def load_tests() -> tuple[CaseTest, ...]:
     """Every test of every case file, its data filled in for the default installation (profiles/installation.toml)."""
-    table = load_installation().placeholders()
+    installation = load_installation()
     return tuple(
-        CaseTest(file, case, {**test, "data": fill_placeholders(test["data"], table)})
+        CaseTest(file, case, {**test, "data": installation.substitute(test["data"])})
         for file, case in load_case_files().items()
         for test in case["tests"]
     )
