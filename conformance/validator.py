@@ -49,6 +49,14 @@ class _RuleContext:
 
 def _values_at(document: Any, tokens: tuple[str, ...]) -> list[tuple[Any, tuple[str | int, ...]]]:
     """The values at a dotted path, arrays expanded, each with its path from the document root."""
+    if len(tokens) == 1:  # most rule paths: one element of the resource
+        token = tokens[0]
+        if token not in document:
+            return []
+        child = document[token]
+        if isinstance(child, list):
+            return [(item, (token, index)) for index, item in enumerate(child)]
+        return [(child, (token,))]
     found: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
     for token in tokens:
         deeper = []
@@ -149,9 +157,13 @@ class Validator:
                 Severity.ERROR, "resource-not-object", "", f"a resource is a JSON object, not {_json_kind(document)}"
             )
             return
-        rules = yield from self._resource_rules(document, resource_type)
+        found = document.get("resourceType")
+        known = isinstance(found, str) and (resource_type is None or found == resource_type)
+        rules = self.contract.resources.get(found) if known else None  # the common case, without a generator
         if rules is None:
-            return
+            rules = yield from self._resource_rules(document, resource_type)
+            if rules is None:
+                return
         if context == WRITE and not rules.writable:
             yield Issue(
                 Severity.ERROR,
@@ -255,6 +267,9 @@ class Validator:
         self, document: dict[str, Any], rules: ResourceRules, forced: str | None, context: str
     ) -> Iterator[Issue]:
         candidates = self._profiles_of(rules.resource_type)
+        meta = document.get("meta")
+        if not candidates and forced is None and not meta:
+            return ()
         claimed: list[Profile] = []
         if forced is not None:
             profile = self.resolve_profile(forced, rules.resource_type)
@@ -268,7 +283,6 @@ class Validator:
                 )
             else:
                 claimed.append(profile)
-        meta = document.get("meta")
         urls = meta.get("profile") if isinstance(meta, dict) else None
         for index, url in enumerate(urls if isinstance(urls, list) else []):
             profile = self.contract.profile_by_url(url)

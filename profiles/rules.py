@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol
 
 from profiles.contract import Contract, Profile
-from profiles.identifier_formats import FORMATS
+from profiles.identifier_formats import FORMATS, conforms
 from profiles.installation import INSTALLATION_OID_ARC
 
 
@@ -161,8 +161,8 @@ def identifier_format(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> 
     identifier = value.get("value")
     if namespace is None or namespace.format is None or not isinstance(identifier, str):
         return
-    check, shape = FORMATS[namespace.format]
-    if not check(identifier):
+    if not conforms(namespace.format, identifier):
+        shape = FORMATS[namespace.format][1]
         yield Finding(
             f"identifier-{namespace.format}-invalid",
             f"{identifier!r} is not a valid {namespace.title}: expected {shape}",
