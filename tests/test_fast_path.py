@@ -4,13 +4,12 @@ A compiled schema that accepted a document its rule refuses would hide an issue;
 too much would only cost speed. Both are caught here: the two validators must agree issue for issue.
 """
 
-import json
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.validator import RESOURCE, WRITE, Validator
+from tests.mutations import element_paths, with_element_replaced
 from tests.test_cases import load_tests
 
 FAST = Validator()
@@ -50,25 +49,10 @@ json_values = st.recursive(
 SEEDS = [(t.data, t.options()) for t in CASE_TESTS if isinstance(t.data, dict)]
 
 
-def _paths(node, prefix=()):
-    yield prefix
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _paths(value, (*prefix, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _paths(value, (*prefix, index))
-
-
 @settings(max_examples=3000)
 @given(data=st.data(), value=json_values, context=st.sampled_from([RESOURCE, WRITE]))
 def test_fast_path_agrees_on_case_data_with_one_element_replaced(data, value, context):
     document, options = data.draw(st.sampled_from(SEEDS))
-    path = data.draw(st.sampled_from(list(_paths(document))[1:] or [()]))
-    mutated = json.loads(json.dumps(document))
-    if path:
-        target = mutated
-        for step in path[:-1]:
-            target = target[step]
-        target[path[-1]] = value
+    path = data.draw(st.sampled_from(list(element_paths(document))[1:] or [()]))
+    mutated = with_element_replaced(document, path, value)
     _agree(mutated, **{**options, "context": context})

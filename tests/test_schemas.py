@@ -21,9 +21,7 @@ SCHEMAS = {
     path.name.removesuffix(".schema.json"): json.loads(path.read_text(encoding="utf-8"))
     for path in sorted(SCHEMA_DIR.glob("*.schema.json"))
 }
-REGISTRY = Registry().with_resources(
-    (schema["$id"], Resource.from_contents(schema)) for schema in SCHEMAS.values()
-)
+REGISTRY = Registry().with_resources((schema["$id"], Resource.from_contents(schema)) for schema in SCHEMAS.values())
 RS_REGISTRY = jsonschema_rs.Registry([(schema["$id"], schema) for schema in SCHEMAS.values()])
 
 
@@ -169,9 +167,7 @@ EXAMPLES = {
         "attachment with non-base64 data is invalid": {"data": "not base64!"},
     },
     "DomainResource": {
-        "contained resource with own fields is valid": {
-            "contained": [{"resourceType": "BankAccount", "iban": "PL61"}]
-        },
+        "contained resource with own fields is valid": {"contained": [{"resourceType": "BankAccount", "iban": "PL61"}]},
         "contained resource without resourceType is invalid": {"contained": [{"iban": "PL61"}]},
         "owner not an array is invalid": {"owner": REF},
     },
@@ -221,18 +217,10 @@ EXAMPLES = {
             "title": "Employment type",
             "experimental": False,
             "immutable": True,
-            "compose": {
-                "include": [
-                    {"system": "urn:cs", "version": "1", "concept": [{"code": "a", "display": "A"}]}
-                ]
-            },
+            "compose": {"include": [{"system": "urn:cs", "version": "1", "concept": [{"code": "a", "display": "A"}]}]},
         },
-        "value set concept without code is invalid": {
-            "compose": {"include": [{"concept": [{"display": "x"}]}]}
-        },
-        "value set include with unknown element is invalid": {
-            "compose": {"include": [{"filter": []}]}
-        },
+        "value set concept without code is invalid": {"compose": {"include": [{"concept": [{"display": "x"}]}]}},
+        "value set include with unknown element is invalid": {"compose": {"include": [{"filter": []}]}},
         "value set with unknown element is invalid": {"name": "x"},
     },
     "Capability": {
@@ -282,9 +270,7 @@ EXAMPLES = {
     },
     "FixedAssetDocument": {
         "fixed asset document with workflow attribute is valid": {
-            "attachment": [
-                {**ATTACHMENT, "attribute": [{"code": "workflow-status", "value": "ok"}]}
-            ]
+            "attachment": [{**ATTACHMENT, "attribute": [{"code": "workflow-status", "value": "ok"}]}]
         },
         "fixed asset document workflow attribute without value is invalid": {
             "attachment": [{"attribute": [{"code": "workflow-status"}]}]
@@ -302,9 +288,7 @@ EXAMPLES = {
             "position": [{"code": CC, "value": [{"valueReference": REF}], "sequence": 1}],
             "attachment": [ATTACHMENT],
         },
-        "document reference with dateTime issueDate is invalid": {
-            "issueDate": "2024-05-01T00:00:00Z"
-        },
+        "document reference with dateTime issueDate is invalid": {"issueDate": "2024-05-01T00:00:00Z"},
         "document reference with unknown element is invalid": {"content": []},
     },
     "Notification": {
@@ -391,9 +375,7 @@ EXAMPLES = {
 }
 
 
-@pytest.mark.parametrize(
-    ("target", "fact"), [pytest.param(t, f, id=f) for t, cases in EXAMPLES.items() for f in cases]
-)
+@pytest.mark.parametrize(("target", "fact"), [pytest.param(t, f, id=f) for t, cases in EXAMPLES.items() for f in cases])
 def test_example(target, fact):
     instance, valid = EXAMPLES[target][fact], fact.endswith(" is valid")
     assert valid or fact.endswith(" is invalid"), "the name must state the verdict"
@@ -404,8 +386,6 @@ def test_example(target, fact):
 
 def test_every_schema_has_a_valid_and_an_invalid_example():
     verdicts = {
-        (target.partition("#")[0], fact.endswith(" is valid"))
-        for target, cases in EXAMPLES.items()
-        for fact in cases
+        (target.partition("#")[0], fact.endswith(" is valid")) for target, cases in EXAMPLES.items() for fact in cases
     }
     assert {(name, valid) for name in SCHEMAS for valid in (True, False)} <= verdicts

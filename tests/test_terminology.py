@@ -167,9 +167,7 @@ def _substitute(value: Any) -> Any:
 
 
 VALUE_SETS = {_path_of(file): _load(file) for file in FILES}
-each_value_set = pytest.mark.parametrize(
-    ("path", "value_set"), list(VALUE_SETS.items()), ids=list(VALUE_SETS)
-)
+each_value_set = pytest.mark.parametrize(("path", "value_set"), list(VALUE_SETS.items()), ids=list(VALUE_SETS))
 
 
 def test_tables_do_not_overlap():
@@ -248,8 +246,7 @@ def test_listed_codes_are_exactly_the_contract_codes(path):
 def test_sets_without_contract_codes_stay_open(path):
     value_set = VALUE_SETS[path]
     assert all("concept" not in include for include in value_set["compose"]["include"]), (
-        f"{path}: codes not shown in the contract ({CODES_NOT_SHOWN[path]}); "
-        "the include must name the whole system"
+        f"{path}: codes not shown in the contract ({CODES_NOT_SHOWN[path]}); the include must name the whole system"
     )
     assert "codes not shown in the contract" in value_set["description"].lower()
     assert value_set["version"] is not None
@@ -295,8 +292,5 @@ def _value_set_validator():
 @each_value_set
 def test_conforms_to_the_value_set_schema(path, value_set):
     validator = _value_set_validator()
-    errors = [
-        f"{error.json_path}: {error.message}"
-        for error in validator.iter_errors(_substitute(value_set))
-    ]
+    errors = [f"{error.json_path}: {error.message}" for error in validator.iter_errors(_substitute(value_set))]
     assert errors == []

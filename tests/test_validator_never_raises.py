@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.validator import RESOURCE, WRITE, Validator
+from tests.mutations import element_paths, with_element_replaced
 
 EXAMPLES = Path(__file__).parent / "data" / "examples"
 VALIDATOR = Validator()
@@ -26,27 +27,6 @@ json_values = st.recursive(
 )
 resource_types = st.sampled_from([None, *VALIDATOR.resource_types, "Invoice"])
 contexts = st.sampled_from([RESOURCE, WRITE])
-
-
-def _paths(node, prefix=()):
-    yield prefix
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _paths(value, (*prefix, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _paths(value, (*prefix, index))
-
-
-def _replace(node, path, value):
-    if not path:
-        return value
-    copy = json.loads(json.dumps(node))
-    target = copy
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = value
-    return copy
 
 
 def _no_internal_errors(issues):
@@ -65,6 +45,6 @@ def test_arbitrary_json_gives_issues_not_exceptions(document, resource_type, con
 @given(data=st.data(), value=json_values, context=contexts)
 def test_valid_examples_with_one_element_replaced_give_issues_not_exceptions(data, value, context):
     document, resource_type = data.draw(st.sampled_from(SEEDS))
-    path = data.draw(st.sampled_from(list(_paths(document))))
-    mutated = _replace(document, path, value)
+    path = data.draw(st.sampled_from(list(element_paths(document))))
+    mutated = with_element_replaced(document, path, value)
     _no_internal_errors(VALIDATOR.validate(mutated, resource_type=resource_type, context=context))
