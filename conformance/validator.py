@@ -13,6 +13,7 @@ from typing import Any
 from conformance.issues import Issue, Severity, pointer
 from conformance.structure import SchemaStore
 from profiles import RULES, Contract, Finding, Profile, ResourceRules, load_contract
+from profiles.paths import split_path, values_at
 from profiles.rule_schemas import compile_rule
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -47,32 +48,6 @@ class _RuleContext:
     applied_profiles: tuple[Profile, ...]
 
 
-def _values_at(document: Any, tokens: tuple[str, ...]) -> list[tuple[Any, tuple[str | int, ...]]]:
-    """The values at a dotted path, arrays expanded, each with its path from the document root."""
-    if len(tokens) == 1:  # most rule paths: one element of the resource
-        token = tokens[0]
-        if token not in document:
-            return []
-        child = document[token]
-        if isinstance(child, list):
-            return [(item, (token, index)) for index, item in enumerate(child)]
-        return [(child, (token,))]
-    found: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
-    for token in tokens:
-        deeper = []
-        for node, where in found:
-            if isinstance(node, dict) and token in node:
-                child = node[token]
-                if isinstance(child, list):
-                    deeper.extend((item, (*where, token, index)) for index, item in enumerate(child))
-                else:
-                    deeper.append((child, (*where, token)))
-        if not deeper:
-            return deeper
-        found = deeper
-    return found
-
-
 def _in_context(rules: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
     return [spec for spec in rules if context in spec.get("contexts", CONTEXTS)]
 
@@ -83,7 +58,7 @@ def _plan(rules: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...], contex
     for spec in rules:
         if context not in spec.get("contexts", CONTEXTS) or spec.get("strength") == "example":
             continue  # an example binding illustrates codes; it checks nothing
-        tokens = tuple(spec["path"].split(".")) if spec["path"] else ()
+        tokens = split_path(spec["path"])
         by_path.setdefault(tokens, []).append(
             _PlannedRule(
                 function=RULES[spec["rule"]],
@@ -134,6 +109,15 @@ class Validator:
         if profile is not None and resource_type and profile.resource_type != resource_type:
             return None
         return profile
+
+    def recognised_profiles(self, document: dict[str, Any], resource_type: str) -> tuple[Profile, ...]:
+        """The profiles of `resource_type` that the resource claims in meta.profile or shows evidence of."""
+        candidates = self._profiles_of(resource_type)
+        meta = document.get("meta")
+        urls = meta.get("profile") if isinstance(meta, dict) else None
+        claimed = [p for p in candidates if isinstance(urls, list) and p.url in urls]
+        categories = _category_codings(document)
+        return tuple(dict.fromkeys([*claimed, *(p for p in candidates if _has_evidence(p, document, categories))]))
 
     def is_valid(self, document: Any, **options: Any) -> bool:
         return not any(issue.is_error for issue in self.iter_issues(document, **options))
@@ -249,7 +233,7 @@ class Validator:
 
     def _apply(self, plan: _Plan, document: dict[str, Any], ctx: _RuleContext) -> Iterator[Issue]:
         for tokens, rules in plan:
-            for value, where in _values_at(document, tokens):
+            for value, where in values_at(document, tokens):
                 for rule in rules:
                     try:
                         findings = list(rule.function(ctx, value, rule.spec))

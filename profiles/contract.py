@@ -62,6 +62,8 @@ class ResourceRules:
     writable: bool
     profile_recognition: Mapping[str, str]
     rules: tuple[Mapping[str, Any], ...]
+    filter_vocabularies: Mapping[str, tuple[str, ...]]
+    """Per coded filter (type, status), the vocabularies the contract declares for it."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,11 @@ def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> Resourc
         writable=bool(data.get("writable", False)),
         profile_recognition=data.get("profileRecognition", {}),
         rules=tuple(rules),
+        filter_vocabularies={
+            name: tuple(systems)
+            for name, systems in data.get("filterVocabularies", {}).items()
+            if name != "requirement"
+        },
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from profiles.contract import Contract
 from profiles.installation import INSTALLATION_OID_ARC
+from profiles.paths import split_path
 
 Schema = dict[str, Any]
 _OBJECT = {"type": "object"}
@@ -109,4 +110,4 @@ def compile_rule(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
     leaf = compiler(contract, spec) if compiler else None
     if leaf is None:
         return None
-    return _at_path(tuple(spec["path"].split(".")) if spec["path"] else (), leaf)
+    return _at_path(split_path(spec["path"]), leaf)

@@ -1,0 +1,37 @@
+"""Dotted element paths ("attachment.attribute.code"), walked as the rule engine and the search index walk them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Where = tuple[str | int, ...]
+
+
+def values_at(document: Any, tokens: tuple[str, ...]) -> list[tuple[Any, Where]]:
+    """The values at a dotted path, arrays expanded one level at each step, each with its path."""
+    if len(tokens) == 1 and isinstance(document, dict):  # most paths: one element of the resource
+        token = tokens[0]
+        if token not in document:
+            return []
+        child = document[token]
+        if isinstance(child, list):
+            return [(item, (token, index)) for index, item in enumerate(child)]
+        return [(child, (token,))]
+    found: list[tuple[Any, Where]] = [(document, ())]
+    for token in tokens:
+        deeper = []
+        for node, where in found:
+            if isinstance(node, dict) and token in node:
+                child = node[token]
+                if isinstance(child, list):
+                    deeper.extend((item, (*where, token, index)) for index, item in enumerate(child))
+                else:
+                    deeper.append((child, (*where, token)))
+        if not deeper:
+            return deeper
+        found = deeper
+    return found
+
+
+def split_path(path: str) -> tuple[str, ...]:
+    return tuple(path.split(".")) if path else ()

@@ -1,0 +1,113 @@
+"""GET handlers: list reads with the envelope, value sets, and $document-content."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+
+from reference_impl.problems import problem
+from reference_impl.search import DEFAULT_COUNT, MAX_COUNT, READ_PATHS, FilterError
+from reference_impl.state import SERVICE, Service
+
+
+def envelope(items: list[dict[str, Any]]) -> web.Response:
+    return web.json_response({"items": items, "nextToken": None}, dumps=_dumps)
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def query_lists(request: web.Request) -> dict[str, list[str]]:
+    lists: dict[str, list[str]] = {}
+    for key, value in request.query.items():
+        lists.setdefault(key, []).append(value)
+    return lists
+
+
+def missing_required(request: web.Request, service: Service) -> web.Response | None:
+    operation = service.operations.get((request.method, request.path))
+    missing = [name for name in operation.required if not request.query.get(name)] if operation else []
+    if missing:
+        return problem(400, f"required query parameter {missing[0]!r} is missing", parameter=missing[0])
+    return None
+
+
+def paging(request: web.Request) -> tuple[int, int]:
+    def number(name: str, default: int, limit: int | None) -> int:
+        raw = request.query.get(name)
+        if raw is None:
+            return default
+        if not raw.isascii() or not raw.isdigit():
+            raise FilterError(name, f"{raw!r} is not a whole number >= 0")
+        value = int(raw)
+        if limit is not None and value > limit:
+            raise FilterError(name, f"{value} is more than the maximum {limit}")
+        return value
+
+    return number("count", DEFAULT_COUNT, MAX_COUNT), number("offset", 0, None)
+
+
+async def list_resources(request: web.Request) -> web.Response:
+    service = request.app[SERVICE]
+    resource_type = READ_PATHS[request.path]
+    if (missing := missing_required(request, service)) is not None:
+        return missing
+    try:
+        count, offset = paging(request)
+        conditions = service.queries.conditions(resource_type, query_lists(request))
+    except FilterError as error:
+        return problem(400, str(error), parameter=error.parameter)
+    return envelope(service.store.search(resource_type, conditions, count=count, offset=offset))
+
+
+async def value_sets(request: web.Request) -> web.Response:
+    """Without url: {url, version} of every set; with url (alias system): the set, or 404."""
+    service = request.app[SERVICE]
+    url = request.query.get("url") or request.query.get("system")
+    implementation_defined = {p.canonical_url for p in service.contract.profiles_of("ValueSet")}
+    try:
+        count, offset = paging(request)
+    except FilterError as error:
+        return problem(400, str(error), parameter=error.parameter)
+    sets = service.store.search("ValueSet", [])
+    if url is None:
+        summaries = [
+            {"url": vs["url"], "version": None if vs["url"] in implementation_defined else vs.get("version")}
+            for vs in sets
+        ]
+        return envelope(summaries[offset : offset + count])
+    wanted_id = request.query.get("id")
+    found = [vs for vs in sets if vs.get("url") == url and wanted_id in (None, vs.get("id"))]
+    if not found:
+        return problem(404, f"value set {url} is not available in this installation")
+    return envelope(found[offset : offset + count])
+
+
+async def document_content(request: web.Request) -> web.Response:
+    """The document with exactly one attachment holding contentType and base64 data; 404 without content."""
+    service = request.app[SERVICE]
+    if (missing := missing_required(request, service)) is not None:
+        return missing
+    query = {
+        name: values for name, values in query_lists(request).items() if name in ("identifier", "owner", "attribute")
+    }
+    try:
+        conditions = service.queries.conditions("FixedAssetDocument", query)
+    except FilterError as error:
+        return problem(400, str(error), parameter=error.parameter)
+    documents = service.store.search("FixedAssetDocument", conditions, count=1)
+    if not documents:
+        return problem(404, f"no fixed-asset document {request.query['identifier']}")
+    document = documents[0]
+    with_content = [
+        a for a in document.get("attachment", []) if isinstance(a, dict) and a.get("data") and a.get("contentType")
+    ]
+    if not with_content:
+        return problem(404, f"fixed-asset document {request.query['identifier']} has no content")
+    prefer_binary = request.query.get("format") == "blob"
+    chosen = sorted(with_content, key=lambda a: prefer_binary and a["contentType"].startswith("text/"))[0]
+    attachment = {"contentType": chosen["contentType"], "data": chosen["data"]}
+    return web.json_response({**document, "attachment": [attachment]}, dumps=_dumps)

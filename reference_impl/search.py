@@ -1,0 +1,301 @@
+"""What each read can filter on, how a filter value is parsed, and the search tokens of a resource.
+
+Which parameters an operation has, and which are required, is contract data: `schemas/openapi.json`.
+What element each parameter looks at is this implementation's choice, kept here in one table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from conformance.validator import Validator
+from profiles import Contract
+from profiles.paths import split_path, values_at
+from reference_impl.store import Condition, Store, token_match
+from schemas import SCHEMA_DIR
+
+MAX_COUNT = 1000
+DEFAULT_COUNT = 20
+
+READ_PATHS: dict[str, str] = {
+    "/v1/parties": "Party",
+    "/v1/party-roles": "PartyRole",
+    "/v1/party-relationships": "PartyRelationship",
+    "/v1/locations": "Location",
+    "/v1/naming-systems": "NamingSystem",
+    "/v1/capabilities": "Capability",
+    "/v1/grant-assignments": "GrantAssignment",
+    "/v1/fixed-assets": "FixedAsset",
+    "/v1/asset-components": "AssetComponent",
+    "/v1/fixed-asset-allocations": "FixedAssetAllocation",
+    "/v1/cost-centers": "CostCenter",
+    "/v1/fixed-asset-documents": "FixedAssetDocument",
+    "/v1/document-references": "DocumentReference",
+}
+
+# kind, element path. Kinds: identifier (Identifier), coded (CodeableConcept), reference (Reference
+# by identifier), owner (Reference to a Party by any of its identifiers), attribute (code|value),
+# profile, party-profile (the referenced Party's profile), participant (a PartyRole, or the Party it
+# plays), string, modified (time of the last change), date-from (a date element on or after), ignored.
+_COMMON = {
+    "identifier": ("identifier", "identifier"),
+    "owner": ("owner", "owner"),
+    "attribute": ("attribute", "attribute"),
+}
+FILTERS: dict[str, dict[str, tuple[str, str]]] = {
+    "Party": {
+        **_COMMON,
+        "profile": ("profile", ""),
+        "type": ("coded", "type"),
+        "status": ("coded", "status"),
+        "lastModified": ("modified", ""),
+    },
+    "PartyRole": {"role": ("coded", "role"), "party": ("reference", "party"), "profile": ("party-profile", "party")},
+    "PartyRelationship": {
+        "type": ("coded", "type"),
+        "partyFrom": ("reference", "partyFrom"),
+        "partyTo": ("reference", "partyTo"),
+        "attribute": ("attribute", "attribute"),
+    },
+    "Location": {
+        **_COMMON,
+        "profile": ("profile", ""),
+        "contained": ("identifier", "contained.identifier"),
+        "type": ("coded", "type"),
+        "category": ("coded", "category"),
+    },
+    "NamingSystem": {"usage": ("string", "usage")},
+    "Capability": {"identifier": ("identifier", "identifier")},
+    "GrantAssignment": {
+        "assignedTo": ("reference", "assignedTo"),
+        "granted": ("reference", "granted"),
+        "basedOn": ("coded", "basis"),
+        "scope": ("reference", "scope"),
+        "attribute": ("attribute", "attribute"),
+    },
+    "FixedAsset": {"identifier": ("identifier", "identifier"), "owner": ("owner", "owner")},
+    "AssetComponent": {"identifier": ("identifier", "identifier"), "owner": ("owner", "owner")},
+    "CostCenter": {"identifier": ("identifier", "identifier"), "owner": ("owner", "owner")},
+    "FixedAssetAllocation": {"category": ("coded", "category"), "identifier": ("identifier", "identifier")},
+    "FixedAssetDocument": {**_COMMON, "format": ("ignored", "")},
+    "DocumentReference": {
+        "identifier": ("identifier", "identifier"),
+        "attribute": ("attribute", "attribute"),
+        "profile": ("profile", ""),
+        "type": ("coded", "type"),
+        "participant": ("participant", "participant"),
+        "statusDate": ("modified", ""),
+        "issueDateFrom": ("date-from", "issueDate"),
+    },
+}
+_INDEXED_KINDS = {"identifier", "owner", "attribute", "coded", "reference", "participant", "string", "date-from"}
+
+
+class FilterError(ValueError):
+    """A filter value that cannot be used; the message names the parameter."""
+
+    def __init__(self, parameter: str, message: str) -> None:
+        super().__init__(f"parameter {parameter!r}: {message}")
+        self.parameter = parameter
+
+
+@dataclass(frozen=True)
+class Operation:
+    """The query parameters of one operation, from openapi.json: name -> required."""
+
+    method: str
+    path: str
+    parameters: Mapping[str, bool]
+
+    @property
+    def required(self) -> list[str]:
+        return [name for name, required in self.parameters.items() if required]
+
+
+def load_operations() -> dict[tuple[str, str], Operation]:
+    document = json.loads((SCHEMA_DIR / "openapi.json").read_text(encoding="utf-8"))
+    operations = {}
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if method.lower() not in {"get", "post", "patch", "put", "delete"}:
+                continue
+            parameters = {
+                p["name"]: bool(p.get("required", False))
+                for p in [*item.get("parameters", []), *operation.get("parameters", [])]
+                if p.get("in") == "query"
+            }
+            operations[(method.upper(), path)] = Operation(method.upper(), path, parameters)
+    return operations
+
+
+def search_tokens(resource: dict[str, Any], validator: Validator) -> Iterator[tuple[str, str, str]]:
+    """The (param, system, value) rows a read can find `resource` by."""
+    resource_type = resource["resourceType"]
+    for param, (kind, path) in FILTERS.get(resource_type, {}).items():
+        if kind not in _INDEXED_KINDS:
+            continue
+        for value, _ in values_at(resource, split_path(path)):
+            yield from _tokens_of(param, kind, value)
+    if resource_type in ("Party", "Location", "DocumentReference"):
+        for profile in validator.recognised_profiles(resource, resource_type):
+            yield "profile", "", profile.url
+    if "identifier" not in FILTERS.get(resource_type, {}):  # references name resources by identifier
+        for value, _ in values_at(resource, ("identifier",)):
+            yield from _tokens_of("identifier", "identifier", value)
+
+
+def _tokens_of(param: str, kind: str, value: Any) -> Iterator[tuple[str, str, str]]:
+    if kind in ("identifier",) and isinstance(value, dict) and isinstance(value.get("value"), str):
+        yield param, str(value.get("system", "")), value["value"]
+    elif kind == "coded" and isinstance(value, dict):
+        for coding in value.get("coding", []) if isinstance(value.get("coding"), list) else []:
+            if isinstance(coding, dict) and isinstance(coding.get("code"), str):
+                yield param, str(coding.get("system", "")), coding["code"]
+    elif kind in ("reference", "owner", "participant") and isinstance(value, dict):
+        identifier = value.get("identifier")
+        if isinstance(identifier, dict) and isinstance(identifier.get("value"), str):
+            yield param, str(identifier.get("system", "")), identifier["value"]
+    elif kind == "attribute" and isinstance(value, dict) and isinstance(value.get("code"), str):
+        raw = value.get("value")
+        text = raw if isinstance(raw, str) else json.dumps(raw)
+        yield param, value["code"], text
+    elif kind in ("string", "date-from") and isinstance(value, str):
+        yield param, "", value
+
+
+def _split(parameter: str, raw: str, *, pipe_required: bool = False) -> tuple[str | None, str]:
+    if "|" not in raw:
+        if pipe_required:
+            raise FilterError(parameter, f"{raw!r} must have the form code|value")
+        return None, raw
+    system, value = raw.split("|", 1)
+    return system, value
+
+
+def _instant(parameter: str, raw: str) -> tuple[str, str]:
+    comparator, text = ">=", raw
+    for prefix, sql in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"), ("eq", "=")):
+        if raw.startswith(prefix):
+            comparator, text = sql, raw[len(prefix) :]
+            break
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise FilterError(
+            parameter, f"{raw!r} is not an ISO 8601 date-time (optionally prefixed ge, gt, le, lt)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return comparator, format_instant(moment)
+
+
+def format_instant(moment: datetime) -> str:
+    """The stored form of a time of change: UTC, fixed width, so that text order is time order."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class QueryBuilder:
+    """Turns the query parameters of a read into store conditions, or a FilterError naming the parameter."""
+
+    def __init__(self, contract: Contract, store: Store) -> None:
+        self.contract = contract
+        self.store = store
+
+    def conditions(self, resource_type: str, query: Mapping[str, list[str]]) -> list[Condition]:
+        filters = FILTERS.get(resource_type, {})
+        found = []
+        for parameter, values in query.items():
+            if parameter not in filters:
+                continue
+            kind, _ = filters[parameter]
+            for raw in values:
+                condition = self._condition(resource_type, parameter, kind, raw)
+                if condition is not None:
+                    found.append(condition)
+        return found
+
+    def _condition(self, resource_type: str, parameter: str, kind: str, raw: str) -> Condition | None:
+        if kind == "ignored":
+            return None
+        if kind in ("identifier", "reference", "string"):
+            system, value = _split(parameter, raw)
+            return token_match(parameter, system, value)
+        if kind == "attribute":
+            code, value = _split(parameter, raw, pipe_required=True)
+            return token_match(parameter, code, value)
+        if kind == "coded":
+            return self._coded(resource_type, parameter, raw)
+        if kind == "profile":
+            return token_match("profile", "", raw)
+        if kind == "modified":
+            comparator, instant = _instant(parameter, raw)
+            return Condition(f"r.last_modified {comparator} ?", (instant,))
+        if kind == "date-from":
+            if not _is_date(raw):
+                raise FilterError(parameter, f"{raw!r} is not an ISO 8601 date (YYYY-MM-DD)")
+            return Condition(
+                "r.pk IN (SELECT resource_pk FROM search_token WHERE param = ? AND value >= ?)", (parameter, raw)
+            )
+        if kind == "owner":
+            return self._owner(parameter, raw)
+        if kind == "party-profile":
+            return Condition(
+                "r.pk IN (SELECT t.resource_pk FROM search_token t"
+                " JOIN search_token pid ON pid.param = 'identifier' AND pid.system = t.system AND pid.value = t.value"
+                " JOIN resource p ON p.pk = pid.resource_pk AND p.type = 'Party'"
+                " JOIN search_token pp ON pp.resource_pk = p.pk AND pp.param = 'profile' AND pp.value = ?"
+                " WHERE t.param = 'party')",
+                (raw,),
+            )
+        if kind == "participant":  # a PartyRole, named directly or by the Party that plays it
+            system, value = _split(parameter, raw)
+            return Condition(
+                "r.pk IN (SELECT t.resource_pk FROM search_token t WHERE t.param = ? AND ("
+                "(t.value = ? AND (? IS NULL OR t.system = ?)) OR EXISTS ("
+                "SELECT 1 FROM search_token role JOIN search_token played ON played.resource_pk = role.resource_pk"
+                " WHERE role.param = 'identifier' AND role.system = t.system AND role.value = t.value"
+                " AND played.param = 'party' AND played.value = ? AND (? IS NULL OR played.system = ?))))",
+                (parameter, value, system, system, value, system, system),
+            )
+        raise AssertionError(f"unknown filter kind {kind}")
+
+    def _coded(self, resource_type: str, parameter: str, raw: str) -> Condition:
+        system, code = _split(parameter, raw)
+        declared = self.contract.resources[resource_type].filter_vocabularies.get(parameter)
+        if declared and system is not None and system not in declared:
+            raise FilterError(
+                parameter,
+                f"vocabulary {system!r} is not declared for {resource_type}; declared: {', '.join(declared)}",
+            )
+        if system is None and declared:
+            placeholders = ", ".join("?" for _ in declared)
+            return Condition(
+                "r.pk IN (SELECT resource_pk FROM search_token WHERE param = ? AND value = ?"
+                f" AND system IN ({placeholders}))",
+                (parameter, code, *declared),
+            )
+        return token_match(parameter, system, code)
+
+    def _owner(self, parameter: str, raw: str) -> Condition:
+        system, value = _split(parameter, raw)
+        keys = {(system, value)} if system is not None else set()
+        keys.update(self.store.identifiers_of_parties_matching(system, value))
+        if not keys:
+            return token_match(parameter, None, value)
+        pairs = " OR ".join("(system = ? AND value = ?)" for _ in keys)
+        return Condition(
+            f"r.pk IN (SELECT resource_pk FROM search_token WHERE param = ? AND ({pairs}))",
+            (parameter, *(part for key in sorted(keys) for part in key)),
+        )
+
+
+def _is_date(text: str) -> bool:
+    try:
+        datetime.strptime(text, "%Y-%m-%d")
+    except ValueError:
+        return False
+    return True

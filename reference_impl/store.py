@@ -1,0 +1,148 @@
+"""SQLite storage of the reference implementation: resources as JSON, and search tokens.
+
+Every resource is one row of `resource` (its JSON as served). What a read can filter on is
+extracted when the resource is written, as rows of `search_token` (param, system, value),
+indexed so that a lookup by identifier or owner costs the same with 1,000 or 1,000,000 rows.
+One connection, used from the event loop thread; writes run in explicit transactions.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS resource (
+    pk INTEGER PRIMARY KEY,
+    type TEXT NOT NULL,
+    id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    last_modified TEXT NOT NULL,
+    UNIQUE (type, id)
+);
+CREATE TABLE IF NOT EXISTS search_token (
+    resource_pk INTEGER NOT NULL REFERENCES resource (pk) ON DELETE CASCADE,
+    param TEXT NOT NULL,
+    system TEXT NOT NULL,
+    value TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS search_token_lookup ON search_token (param, value, system);
+CREATE INDEX IF NOT EXISTS search_token_resource ON search_token (resource_pk);
+CREATE INDEX IF NOT EXISTS resource_modified ON resource (type, last_modified);
+CREATE TABLE IF NOT EXISTS counter (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One filter of a read, as SQL over `resource r`: `sql` with `?` placeholders and `args`."""
+
+    sql: str
+    args: tuple[Any, ...] = ()
+
+
+def token_match(param: str, system: str | None, value: str | None) -> Condition:
+    """Resources with a search token of `param`; None for system or value matches any."""
+    clauses, args = ["param = ?"], [param]
+    if value is not None:
+        clauses.append("value = ?")
+        args.append(value)
+    if system is not None:
+        clauses.append("system = ?")
+        args.append(system)
+    return Condition(f"r.pk IN (SELECT resource_pk FROM search_token WHERE {' AND '.join(clauses)})", tuple(args))
+
+
+class Store:
+    def __init__(self, path: str = ":memory:") -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA foreign_keys = ON")
+        if path != ":memory:":
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """All writes inside commit together or not at all."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def is_empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM resource LIMIT 1").fetchone() is None
+
+    def put(self, resource: dict[str, Any], tokens: Iterable[tuple[str, str, str]], last_modified: str) -> int:
+        """Insert or replace a resource (by type and id) with its search tokens. Call inside a transaction."""
+        body = json.dumps(resource, separators=(",", ":"), ensure_ascii=False)
+        row = self.db.execute(
+            "SELECT pk FROM resource WHERE type = ? AND id = ?", (resource["resourceType"], resource["id"])
+        ).fetchone()
+        if row is None:
+            pk = self.db.execute(
+                "INSERT INTO resource (type, id, body, last_modified) VALUES (?, ?, ?, ?)",
+                (resource["resourceType"], resource["id"], body, last_modified),
+            ).lastrowid
+        else:
+            pk = row[0]
+            self.db.execute("UPDATE resource SET body = ?, last_modified = ? WHERE pk = ?", (body, last_modified, pk))
+            self.db.execute("DELETE FROM search_token WHERE resource_pk = ?", (pk,))
+        self.db.executemany(
+            "INSERT INTO search_token (resource_pk, param, system, value) VALUES (?, ?, ?, ?)",
+            [(pk, param, system, value) for param, system, value in dict.fromkeys(tokens)],
+        )
+        return pk  # type: ignore[return-value]
+
+    def search(
+        self, resource_type: str, conditions: Sequence[Condition], *, count: int | None = None, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        """Resources of a type matching every condition, in insertion order, one page of them."""
+        where = " AND ".join(["r.type = ?", *(c.sql for c in conditions)])
+        args: list[Any] = [resource_type, *(a for c in conditions for a in c.args)]
+        sql = f"SELECT r.body FROM resource r WHERE {where} ORDER BY r.pk"
+        if count is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args += [count, offset]
+        return [json.loads(body) for (body,) in self.db.execute(sql, args)]
+
+    def identifiers_of_parties_matching(self, system: str | None, value: str) -> list[tuple[str, str]]:
+        """Every identifier (system, value) of the parties that have the identifier system|value."""
+        party = token_match("identifier", system, value)
+        rows = self.db.execute(
+            "SELECT DISTINCT t.system, t.value FROM search_token t JOIN resource r ON r.pk = t.resource_pk "
+            f"WHERE r.type = 'Party' AND t.param = 'identifier' AND {party.sql}",
+            party.args,
+        )
+        return list(rows)
+
+    def next_identifier_value(self, system: str) -> int:
+        """The next free numeric value in an identifier namespace. Call inside a transaction."""
+        if self.db.execute("SELECT 1 FROM counter WHERE name = ?", (system,)).fetchone() is None:
+            (highest,) = self.db.execute(
+                "SELECT MAX(CAST(value AS INTEGER)) FROM search_token WHERE param = 'identifier' AND system = ?",
+                (system,),
+            ).fetchone()
+            return self.next_number(system, (highest or 0) + 1)
+        return self.next_number(system)
+
+    def next_number(self, name: str, start: int = 1) -> int:
+        """The next number of a named sequence (identifier values, party numbers). Call inside a transaction."""
+        row = self.db.execute("SELECT next FROM counter WHERE name = ?", (name,)).fetchone()
+        number = row[0] if row else start
+        self.db.execute(
+            "INSERT INTO counter (name, next) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET next = excluded.next",
+            (name, number + 1),
+        )
+        return number

@@ -1,0 +1,254 @@
+"""POST and PATCH handlers: parties (Contractor only), fixed-asset documents, document references.
+
+Every write body is checked by the validator as a write; the stored result is checked again as a
+served resource, so the service never stores what it would refuse to serve.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from aiohttp import web
+
+from conformance.validator import RESOURCE, WRITE
+from reference_impl.problems import problem
+from reference_impl.reads import missing_required, query_lists
+from reference_impl.search import FilterError
+from reference_impl.state import SERVICE, Service
+
+WORKFLOW_CODES = frozenset({"workflow-status", "workflow-link", "workflow-system"})
+
+
+class Rejected(Exception):
+    """A write the service refuses; carries the Problem Details answer."""
+
+    def __init__(self, response: web.Response) -> None:
+        super().__init__(response.text)
+        self.response = response
+
+
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    if request.content_type not in ("application/json", "application/fhir+json") and not request.content_type.endswith(
+        "+json"
+    ):
+        raise Rejected(problem(415, f"the body must be application/json, not {request.content_type!r}"))
+    text = await request.text()
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise Rejected(
+            problem(400, f"malformed JSON body: {error.msg} at line {error.lineno}, column {error.colno}")
+        ) from None
+    if not isinstance(body, dict):
+        raise Rejected(problem(400, "the body must be a JSON object (one resource)"))
+    return body
+
+
+def _check(service: Service, document: dict[str, Any], resource_type: str, context: str) -> None:
+    issues = [i for i in service.validator.validate(document, resource_type=resource_type, context=context)]
+    errors = [i for i in issues if i.is_error]
+    if errors:
+        raise Rejected(
+            problem(
+                422,
+                f"the {resource_type} {'write' if context == WRITE else 'result'} breaks the contract: "
+                f"{errors[0].message} (at {errors[0].location or '/'})",
+                issues=[i.to_dict() for i in issues],
+            )
+        )
+
+
+def _one(service: Service, resource_type: str, query: dict[str, list[str]]) -> dict[str, Any]:
+    try:
+        conditions = service.queries.conditions(resource_type, query)
+    except FilterError as error:
+        raise Rejected(problem(400, str(error), parameter=error.parameter)) from None
+    found = service.store.search(resource_type, conditions, count=2)
+    described = ", ".join(f"{name}={values[0]}" for name, values in query.items())
+    if not found:
+        raise Rejected(problem(404, f"no {resource_type} with {described}"))
+    if len(found) > 1:
+        raise Rejected(problem(409, f"more than one {resource_type} with {described}"))
+    return found[0]
+
+
+def _assign_identifier(service: Service, resource: dict[str, Any], namespace_keys: tuple[str, ...]) -> None:
+    """Give a value to the identifier in one of the namespaces (the first given, else the first key)."""
+    systems = [service.contract.installation_namespace_key(key) for key in namespace_keys]
+    identifiers = [i for i in resource.get("identifier", []) if isinstance(i, dict)]
+    chosen = next((i for i in identifiers if i.get("system") in systems and not i.get("value")), None)
+    if chosen is None and not any(i.get("system") in systems and i.get("value") for i in identifiers):
+        chosen = {"system": systems[0]}
+        identifiers.insert(0, chosen)
+    if chosen is not None:
+        chosen["value"] = str(service.store.next_identifier_value(chosen["system"]))
+    resource["identifier"] = identifiers
+
+
+def _with_coding(concepts: list[Any], system: str, code: str) -> list[Any]:
+    present = any(
+        isinstance(c, dict) and any(x.get("system") == system and x.get("code") == code for x in c.get("coding", []))
+        for c in concepts
+    )
+    return concepts if present else [*concepts, {"coding": [{"system": system, "code": code}]}]
+
+
+def _handler(method):  # a small decorator: a Rejected write becomes its Problem Details answer
+    async def handle(request: web.Request) -> web.Response:
+        try:
+            return await method(request, request.app[SERVICE])
+        except Rejected as rejected:
+            return rejected.response
+
+    handle.__name__ = method.__name__
+    handle.__doc__ = method.__doc__
+    return handle
+
+
+@_handler
+async def create_party(request: web.Request, service: Service) -> web.Response:
+    """POST /v1/parties: a new Contractor; the service assigns id, number and the identifier value."""
+    body = await _json_body(request)
+    _check(service, body, "Party", WRITE)
+    contractor = service.contract.profiles["Contractor"]
+    party = {key: value for key, value in body.items() if key not in ("id", "number")}
+    party["resourceType"] = "Party"
+    party["id"] = str(uuid.uuid4())
+    meta = dict(party.get("meta") or {})
+    meta["profile"] = list(dict.fromkeys([*meta.get("profile", []), contractor.url]))
+    party["meta"] = meta
+    system, code = contractor.category_codings[0]
+    party["category"] = _with_coding(list(party.get("category", [])), system, code)
+    with service.store.transaction():
+        _assign_identifier(service, party, contractor.identifier_namespaces)
+        party["number"] = f"K/{service.store.next_number('party-number', 1000)}"
+        _check(service, party, "Party", RESOURCE)
+        service.save(party, "created")
+    return web.json_response(party)
+
+
+@_handler
+async def update_party(request: web.Request, service: Service) -> web.Response:
+    """PATCH /v1/parties?identifier=&owner=: the elements of the body replace those of the party."""
+    if (missing := missing_required(request, service)) is not None:
+        return missing
+    body = await _json_body(request)
+    _check(service, body, "Party", WRITE)
+    query = {name: values for name, values in query_lists(request).items() if name in ("identifier", "owner")}
+    stored = _one(service, "Party", query)
+    keep = {"id", "resourceType", "number", "identifier"}
+    party = {**stored, **{key: value for key, value in body.items() if key not in keep}}
+    known_systems = {i.get("system") for i in stored.get("identifier", [])}
+    party["identifier"] = [
+        *stored.get("identifier", []),
+        *(i for i in body.get("identifier", []) if isinstance(i, dict) and i.get("system") not in known_systems),
+    ]
+    with service.store.transaction():
+        _check(service, party, "Party", RESOURCE)
+        service.save(party, "updated")
+    return web.json_response(party)
+
+
+@_handler
+async def create_fixed_asset_document(request: web.Request, service: Service) -> web.Response:
+    """POST /v1/fixed-asset-documents: writes the scan and workflow status of a document; a document
+    not yet known (no identifier value of an existing one) is registered as new, status open."""
+    body = await _json_body(request)
+    _check(service, body, "FixedAssetDocument", WRITE)
+    known = [
+        f"{i['system']}|{i['value']}"
+        for i in body.get("identifier", [])
+        if isinstance(i, dict) and i.get("system") and i.get("value")
+    ]
+    existing = (
+        service.store.search(
+            "FixedAssetDocument", service.queries.conditions("FixedAssetDocument", {"identifier": known[:1]}), count=1
+        )
+        if known
+        else []
+    )
+    with service.store.transaction():
+        if existing:
+            document = {**existing[0], "attachment": body.get("attachment", existing[0].get("attachment", []))}
+            operation = "updated"
+        else:
+            document = {key: value for key, value in body.items() if key != "id"}
+            document.update(resourceType="FixedAssetDocument", id=str(uuid.uuid4()))
+            _assign_identifier(service, document, ("fixed-asset-document",))
+            vocabulary = f"{service.contract.installation.values['vocab_url']}/fixed-asset-document-status"
+            document.setdefault("status", {"coding": [{"system": vocabulary, "code": "open"}]})
+            operation = "created"
+        _check(service, document, "FixedAssetDocument", RESOURCE)
+        service.save(document, operation)
+    return web.json_response(document)
+
+
+@_handler
+async def update_fixed_asset_document(request: web.Request, service: Service) -> web.Response:
+    """PATCH /v1/fixed-asset-documents?identifier=: only attachment[].attribute[] workflow data change
+    (workflow-status, workflow-link, workflow-system); every other element of the body is ignored."""
+    if (missing := missing_required(request, service)) is not None:
+        return missing
+    body = await _json_body(request)
+    stored = _one(service, "FixedAssetDocument", {"identifier": [request.query["identifier"]]})
+    document = json.loads(json.dumps(stored))
+    attachments = document.setdefault("attachment", [])
+    for index, patch in enumerate(body.get("attachment", []) if isinstance(body.get("attachment"), list) else []):
+        workflow = [
+            a
+            for a in (patch.get("attribute", []) if isinstance(patch, dict) else [])
+            if isinstance(a, dict) and a.get("code") in WORKFLOW_CODES and "value" in a
+        ]
+        if not workflow:
+            continue
+        while len(attachments) <= index:
+            attachments.append({})
+        target = attachments[index]
+        changed = {a["code"] for a in workflow}
+        target["attribute"] = [a for a in target.get("attribute", []) if a.get("code") not in changed] + workflow
+    with service.store.transaction():
+        _check(service, document, "FixedAssetDocument", RESOURCE)
+        service.save(document, "updated")
+    return web.json_response(document)
+
+
+@_handler
+async def create_document_reference(request: web.Request, service: Service) -> web.Response:
+    """POST /v1/document-references: an HrInboxDocument for the HR inbox. The source system (here
+    simulated) rejects with 422 a document without an attachment holding data."""
+    body = await _json_body(request)
+    _check(service, body, "DocumentReference", WRITE)
+    hr_inbox = service.contract.profiles["HrInboxDocument"]
+    if hr_inbox not in service.validator.recognised_profiles(body, "DocumentReference"):
+        return problem(422, "POST /v1/document-references takes an HrInboxDocument")
+    if not any(isinstance(a, dict) and a.get("data") for a in body.get("attachment", [])):
+        return problem(422, "the HR inbox rejected the document: it has no attachment with data")
+    document = {key: value for key, value in body.items() if key != "id"}
+    document.update(resourceType="DocumentReference", id=str(uuid.uuid4()))
+    system, code = hr_inbox.category_codings[0]
+    document["category"] = _with_coding(list(document.get("category", [])), system, code)
+    with service.store.transaction():
+        _assign_identifier(service, document, ("document-reference",))
+        _check(service, document, "DocumentReference", RESOURCE)
+        service.save(document, "created")
+    identifier = document["identifier"][0]
+    return web.json_response({"message": f"document {identifier['system']}|{identifier['value']} registered"})
+
+
+@_handler
+async def update_document_reference(request: web.Request, service: Service) -> web.Response:
+    """PATCH /v1/document-references: a WarehouseDocument's status and type change."""
+    body = await _json_body(request)
+    _check(service, body, "DocumentReference", WRITE)
+    warehouse = service.contract.profiles["WarehouseDocument"]
+    if warehouse not in service.validator.recognised_profiles(body, "DocumentReference"):
+        return problem(422, "PATCH /v1/document-references takes a WarehouseDocument")
+    identifier = body["identifier"][0]
+    stored = _one(service, "DocumentReference", {"identifier": [f"{identifier['system']}|{identifier['value']}"]})
+    document = {**stored, "status": body["status"], "type": body["type"]}
+    with service.store.transaction():
+        _check(service, document, "DocumentReference", RESOURCE)
+        service.save(document, "updated")
+    return web.json_response({"items": [document]})
