@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,13 +12,16 @@ from aiohttp import web
 
 from conformance.validator import Validator
 from profiles import Contract, load_contract
+from profiles.installation import INSTALLATION_OID_ARC
 from reference_impl import reads, writes
+from reference_impl.outbox import Outbox, OutboxWorker, build_notification, create_schema, outbox_context
 from reference_impl.problems import problem
 from reference_impl.search import READ_PATHS, QueryBuilder, load_operations
 from reference_impl.state import SERVICE, Service
 from reference_impl.store import Store
 
 log = logging.getLogger("eris.serve")
+OUTBOX_WORKER = web.AppKey("outbox_worker", OutboxWorker)
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
@@ -74,13 +78,48 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
 
     async def service_context(app: web.Application) -> AsyncIterator[None]:
         store = Store(settings.db)
+        create_schema(store.db)
         validator = Validator(contract)
         service = Service(contract, validator, store, QueryBuilder(contract, store), load_operations())
         if settings.seed is not None and store.is_empty():
             service.load(settings.seed(contract))
+        outbox = Outbox(store.db, settings.notify_urls)
+        worker = OutboxWorker(outbox)
+        service.change_listeners.append(_notifier(contract, outbox, worker))
         app[SERVICE] = service
+        app[OUTBOX_WORKER] = worker
         yield
         store.close()
 
     app.cleanup_ctx.append(service_context)
+    app.cleanup_ctx.append(outbox_context(OUTBOX_WORKER))
     return app
+
+
+def _notifier(contract: Contract, outbox: Outbox, worker: OutboxWorker) -> Callable[[dict[str, Any], str, str], None]:
+    """Records a Notification of each change in the outbox (in the change's transaction) and wakes the
+    worker, which sends it once the transaction has committed."""
+
+    def changed(resource: dict[str, Any], operation: str, date: str) -> None:
+        logical = next(
+            (
+                i
+                for i in resource.get("identifier", [])
+                if isinstance(i, dict) and str(i.get("system", "")).startswith(INSTALLATION_OID_ARC) and i.get("value")
+            ),
+            None,
+        )
+        if logical is None or not outbox.subscribers:
+            return
+        notification = build_notification(
+            contract,
+            resource_type=resource["resourceType"],
+            identifier=logical,
+            operation=operation,
+            date=date,
+            notification_id=str(uuid.uuid4()),
+        )
+        outbox.record_notification(notification)
+        worker.wake()
+
+    return changed
