@@ -9,19 +9,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
 from conformance.validator import Validator
 from profiles import Contract, load_contract
 from profiles.installation import INSTALLATION_OID_ARC
 from reference_impl import reads, writes
+from reference_impl.auth import ApplicationKeys, AuthPolicy, TokenVerifier, auth_middleware
 from reference_impl.outbox import Outbox, OutboxWorker, build_notification, create_schema, outbox_context
-from reference_impl.problems import problem
+from reference_impl.problems import PROBLEM_JSON, problem
+from reference_impl.ratelimit import RateLimiter, rate_limit_middleware
 from reference_impl.search import READ_PATHS, QueryBuilder, load_operations
 from reference_impl.state import SERVICE, Service
 from reference_impl.store import Store
 
 log = logging.getLogger("eris.serve")
 OUTBOX_WORKER = web.AppKey("outbox_worker", OutboxWorker)
+APPLICATION_KEYS = web.AppKey("application_keys", ApplicationKeys)
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
@@ -34,6 +38,16 @@ class ServerSettings:
     seed: Callable[[Contract], list[dict[str, Any]]] | None = None
     notify_urls: list[str] = field(default_factory=list)
     max_body_bytes: int = MAX_BODY_BYTES
+    application_keys: ApplicationKeys | None = None
+    """The key pair whose private half signs the tokens this server accepts (`eris token` mints them);
+    None: a fresh pair for this run only."""
+    trusted_keys: dict[str, RSAPublicKey] = field(default_factory=dict)
+    """More public keys whose tokens are accepted, by key id (other applications)."""
+    token_on_every_endpoint: bool = False
+    """The contract demands a token on POST /v1/reports only; True demands one everywhere."""
+    rate_per_second: float = 200.0
+    """The gateway rate limit per client (token subject, else address); 0 turns it off."""
+    rate_burst: int = 400
 
 
 @web.middleware
@@ -42,8 +56,8 @@ async def problem_details(request: web.Request, handler: Callable[[web.Request],
     try:
         return await handler(request)
     except web.HTTPException as error:
-        if error.status < 400:
-            raise
+        if error.status < 400 or error.content_type == PROBLEM_JSON:
+            raise  # already an answer of its own (redirects, or Problem Details raised by a handler)
         headers = {"Allow": error.headers["Allow"]} if "Allow" in error.headers else None
         detail = {
             404: f"no such resource: {request.path} (resources are addressed by query parameters, not by id)",
@@ -73,7 +87,14 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
     """The application; its store opens on startup and closes on cleanup."""
     settings = settings or ServerSettings()
     contract = contract or load_contract(settings.config)
-    app = web.Application(middlewares=[problem_details], client_max_size=settings.max_body_bytes)
+    keys = settings.application_keys or ApplicationKeys.generate()
+    verifier = TokenVerifier({keys.key_id: keys.public_key, **settings.trusted_keys})
+    policy = AuthPolicy(all_endpoints=settings.token_on_every_endpoint)
+    middlewares = [problem_details, auth_middleware(verifier, policy)]
+    if settings.rate_per_second > 0:
+        middlewares.append(rate_limit_middleware(RateLimiter(settings.rate_per_second, settings.rate_burst)))
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
+    app[APPLICATION_KEYS] = keys
     _routes(app)
 
     async def service_context(app: web.Application) -> AsyncIterator[None]:
