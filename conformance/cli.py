@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TextIO
 
 from conformance.inputs import Payload, iter_payloads
 from conformance.output import WRITERS
@@ -65,14 +69,24 @@ def _run_validate(args: argparse.Namespace) -> int:
             + (f" for {args.resource_type}" if args.resource_type else "")
             + f"; known: {known}"
         )
-    try:
-        stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
-    except OSError as error:
-        return _fail(f"cannot write {args.output}: {error.strerror}")
+    output = Path(args.output).resolve() if args.output else None
+    if output is not None and any(Path(p).resolve() == output for p in args.paths if p != "-"):
+        return _fail(f"--output {args.output} is also an input; choose another file")
+    stream: TextIO
+    if output is None:
+        stream = sys.stdout
+    else:
+        try:  # the report goes to a temporary file first: a failed run never leaves half a report
+            stream = tempfile.NamedTemporaryFile(  # noqa: SIM115
+                "w", encoding="utf-8", dir=output.parent, prefix=f".{output.name}.", delete=False
+            )
+        except OSError as error:
+            return _fail(f"cannot write {args.output}: {error.strerror}")
     writer = WRITERS[args.format](stream, _version())
     context = WRITE if args.write else RESOURCE
+    completed = False
     try:
-        for item in iter_payloads(args.paths):
+        for item in iter_payloads(args.paths, skip=output):
             if isinstance(item, Payload):
                 issues = validator.validate(
                     item.data, resource_type=args.resource_type, profile=args.profile, context=context
@@ -81,9 +95,14 @@ def _run_validate(args: argparse.Namespace) -> int:
             else:
                 writer.problem(item)
         writer.finish()
+        completed = True
     finally:
-        if stream is not sys.stdout:
+        if output is not None:
             stream.close()
+            if completed:
+                os.replace(stream.name, output)
+            else:
+                os.unlink(stream.name)
     tally = writer.tally
     if tally.unreadable:
         return EXIT_UNUSABLE
@@ -97,10 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"eris {_version()}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     _validate_parser(commands)
+    from reference_impl.serve_cli import add_commands
+
+    add_commands(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # payload text may not fit the terminal's encoding
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -43,15 +43,25 @@ class ReadProblem:
         return ":".join(parts)
 
 
-def iter_payloads(paths: Iterable[str]) -> Iterator[Payload | ReadProblem]:
-    """Every payload of every input, in order, with a ReadProblem for what cannot be read."""
+def iter_payloads(paths: Iterable[str], *, skip: Path | None = None) -> Iterator[Payload | ReadProblem]:
+    """Every payload of every input, in order, with a ReadProblem for what cannot be read.
+    `skip` (the report being written) is never read as an input."""
     for path in paths:
         if path == "-":
-            yield from _from_text("<stdin>", sys.stdin.read())
+            try:
+                text = sys.stdin.buffer.read().decode("utf-8")
+            except UnicodeDecodeError as error:
+                yield ReadProblem("<stdin>", f"not UTF-8 text (byte {error.start})")
+                continue
+            yield from _from_text("<stdin>", text.removeprefix("\ufeff"))
             continue
         target = Path(path)
         if target.is_dir():
-            files = sorted(p for p in target.rglob("*") if p.is_file() and p.suffix.lower() in JSON_SUFFIXES)
+            files = sorted(
+                p
+                for p in target.rglob("*")
+                if p.is_file() and p.suffix.lower() in JSON_SUFFIXES and (skip is None or p.resolve() != skip)
+            )
             if not files:
                 yield ReadProblem(path, "folder holds no .json, .ndjson or .jsonl file")
             for file in files:
@@ -66,10 +76,10 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
     source = str(path)
     try:
         if path.suffix.lower() in NDJSON_SUFFIXES:
-            with path.open(encoding="utf-8") as handle:
+            with path.open(encoding="utf-8-sig") as handle:
                 yield from _ndjson(source, handle)
             return
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as error:
         yield ReadProblem(source, f"not UTF-8 text (byte {error.start})")
         return
@@ -79,10 +89,28 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
     yield from _from_text(source, text)
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _loads(text: str) -> Any:
+    """json.loads, refusing NaN and Infinity (Python accepts them; JSON does not)."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
+def _unreadable(error: Exception) -> str:
+    if isinstance(error, RecursionError):
+        return "nested too deeply to read"
+    return str(error).split("; use sys.set_int_max_str_digits")[0]
+
+
 def _from_text(source: str, text: str) -> Iterator[Payload | ReadProblem]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
+        data = _loads(text)
+    except (ValueError, RecursionError) as error:
+        if not isinstance(error, json.JSONDecodeError):
+            yield ReadProblem(source, f"invalid JSON: {_unreadable(error)}")
+            return
         if error.msg != "Extra data":
             yield ReadProblem(source, f"invalid JSON: {error.msg}", error.lineno, error.colno)
             return
@@ -102,6 +130,8 @@ def _ndjson(source: str, lines: Iterable[str]) -> Iterator[Payload | ReadProblem
         if not line.strip():
             continue
         try:
-            yield Payload(source, json.loads(line), line=number)
+            yield Payload(source, _loads(line), line=number)
         except json.JSONDecodeError as error:
             yield ReadProblem(source, f"invalid JSON: {error.msg}", number, error.colno)
+        except (ValueError, RecursionError) as error:
+            yield ReadProblem(source, f"invalid JSON: {_unreadable(error)}", number)

@@ -6,6 +6,7 @@ tests/test_engine_agreement.py keeps the two engines in agreement on every case 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from functools import cached_property
@@ -48,6 +49,17 @@ class SchemaStore:
         """A validator for a schema that refers to the schema files by their $id."""
         return jsonschema_rs.validator_for(schema, registry=self.registry)
 
+    def _message(self, error: Any, kind_name: str) -> str:
+        """The engine's message, except for a shared primitive's pattern: its description, not the regex."""
+        path = list(error.schema_path)
+        if kind_name == "Pattern" and "$defs" in path:
+            name = path[path.index("$defs") + 1]
+            definition = self.documents.get("Primitives", {}).get("$defs", {}).get(name, {})
+            if "description" in definition:
+                shown = json.dumps(error.instance, ensure_ascii=False)[:80]
+                return f"{shown} is not valid: expected {definition['description']}"
+        return error.message
+
     def iter_issues(self, name: str, instance: Any, requirement: str | None) -> Iterator[Issue]:
         """Structure issues of `instance` against schema `name`, each once, located precisely."""
         validator = self.validator(name)
@@ -66,7 +78,7 @@ class SchemaStore:
                 ]
                 code = "schema-unexpected-element"
             else:
-                found = [(location, error.message)]
+                found = [(location, self._message(error, kind_name))]
                 code = _kind_code(kind_name)
             for where, message in found:
                 if (code, where, message) not in seen:

@@ -156,11 +156,16 @@ class Validator:
                 f"the contract has no write of {rules.resource_type}",
             )
         fast = self._fast(rules, context) if self.fast_path else None
-        if fast is not None and fast.validator.is_valid(document):
+        if fast is not None and _passes(fast.validator, document):
             plan = fast.residual
         else:
             if rules.schema:
-                yield from self.schemas.iter_issues(rules.schema, document, rules.requirement)
+                try:
+                    structure = list(self.schemas.iter_issues(rules.schema, document, rules.requirement))
+                except (ValueError, RecursionError) as error:  # a lone surrogate, nesting beyond the engine
+                    yield Issue(Severity.ERROR, "payload-not-checkable", "", _not_checkable(error))
+                    return
+                yield from structure
             plan = self._planned(rules.resource_type, context)
         applied = yield from self._recognise_profiles(document, rules, profile, context)
         ctx = _RuleContext(self.contract, context, applied)
@@ -216,6 +221,8 @@ class Validator:
         if fast is None and rules.schema:
             compiled, residual = [], []
             for spec in _in_context(rules.rules, context):
+                if spec.get("strength") == "example":
+                    continue  # checks nothing, as in _plan
                 schema = compile_rule(self.contract, spec)
                 (residual if schema is None else compiled).append(schema if schema is not None else spec)
             structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"]
@@ -322,6 +329,19 @@ class Validator:
                         recognition.get("requirement", profile.requirement),
                     )
         return applied
+
+
+def _passes(validator: Any, document: dict[str, Any]) -> bool:
+    try:
+        return validator.is_valid(document)
+    except (ValueError, RecursionError):
+        return False  # the explanation path reports why
+
+
+def _not_checkable(error: Exception) -> str:
+    if isinstance(error, UnicodeError):
+        return "the payload holds a string that is not valid Unicode (a lone surrogate escape such as \\ud800)"
+    return f"the payload cannot be checked: {error}"
 
 
 def _category_codings(document: dict[str, Any]) -> frozenset[tuple[Any, Any]]:

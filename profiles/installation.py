@@ -73,6 +73,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start})") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot be read: {error.strerror}") from None
 
@@ -100,6 +102,6 @@ def load_installation(config: Path | str | None = None) -> Installation:
     values = {key: str(value) for key, value in table.items()}
     keys = {name: str(value) for name, value in namespaces.items()}
     for name, value in [("installation", values["installation"]), *keys.items()]:
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):
             raise ConfigError(f"installation arc {name!r} must be a number, not {value!r}")
     return Installation(values=values, namespace_keys=keys)

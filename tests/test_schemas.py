@@ -330,7 +330,8 @@ EXAMPLES = {
         # the PEM is checked by the profile rule public-key-pem (profiles/report_rules.py), not the schema
         "report order with key without PEM header is valid": {**ORDER, "publicKeyPem": "MIIC"},
         "report order with format xlsx is invalid": {**ORDER, "format": "xlsx"},
-        "report order with non-ISO runAt is invalid": {**ORDER, "runAt": "2024-05-01 00:00"},
+        # runAt is checked by the profile rule utc-datetime (profiles/report_rules.py), not the schema
+        "report order with non-ISO runAt is valid": {**ORDER, "runAt": "2024-05-01 00:00"},
         "report order with storage type ftp is invalid": {
             **ORDER,
             "storage": {"type": "ftp", "connectionString": "x"},
