@@ -1,0 +1,190 @@
+"""`eris serve` and `eris token`: run the reference implementation, mint test tokens."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from profiles import ConfigError, Contract
+from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
+from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, mint_token
+
+DEFAULT_KEYS = ".eris/keys"
+DEFAULT_DB = "eris-serve.db"
+CONFIG_TOKEN_LIFETIME = 7 * 24 * 3600
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="run the reference implementation of the interface (aiohttp + SQLite)",
+        description="Serve every endpoint of the contract from a SQLite database, seeded on first start.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one and prints it (default 8080)")
+    serve.add_argument("--db", default=DEFAULT_DB, help=f"SQLite file, or :memory: (default {DEFAULT_DB})")
+    serve.add_argument(
+        "--seed",
+        default="default",
+        metavar="default|none|large:N",
+        help="data of a new database: the reference data set, nothing, or it plus N parties",
+    )
+    serve.add_argument("--config", metavar="FILE.toml", help="installation placeholders ([installation] table)")
+    serve.add_argument(
+        "--notify-url", action="append", default=[], metavar="URL", help="push Notifications here (repeatable)"
+    )
+    serve.add_argument(
+        "--keys",
+        default=DEFAULT_KEYS,
+        metavar="DIR",
+        help=f"application key pair that signs accepted tokens, created if missing (default {DEFAULT_KEYS})",
+    )
+    serve.add_argument(
+        "--token-on-every-endpoint",
+        action="store_true",
+        help="demand a Bearer token on every endpoint, not only POST /v1/reports",
+    )
+    serve.add_argument(
+        "--rate-limit",
+        default="200:400",
+        metavar="RATE[:BURST]",
+        help="requests per second per client, and burst (default 200:400; 0 turns it off)",
+    )
+    serve.add_argument(
+        "--write-config",
+        metavar="FILE",
+        help="write the conformance target description of this server (tokens included)",
+    )
+    serve.set_defaults(run=run_serve)
+
+    token = commands.add_parser("token", help="mint a Bearer token accepted by `eris serve`")
+    token.add_argument(
+        "--keys", default=DEFAULT_KEYS, metavar="DIR", help=f"application key pair (default {DEFAULT_KEYS})"
+    )
+    token.add_argument("--subject", default="eris-integrator", help="the token's sub claim")
+    token.add_argument("--no-report-right", action="store_true", help=f"leave out the {REPORT_RIGHT} right")
+    token.add_argument("--lifetime", type=int, default=3600, metavar="SECONDS", help="validity (default 3600)")
+    token.set_defaults(run=run_token)
+
+
+def _fail(message: str) -> int:
+    print(f"eris: {message}", file=sys.stderr)
+    return 2
+
+
+def _seed(spec: str) -> Any:
+    from reference_impl.seed import seed_resources
+
+    if spec == "none":
+        return None
+    if spec == "default":
+        return seed_resources
+    if spec.startswith("large:") and spec[6:].isdigit():
+        count = int(spec[6:])
+        return lambda contract: seed_resources(contract, large=count)
+    raise ValueError(f"--seed must be default, none or large:N, not {spec!r}")
+
+
+def _rate(spec: str) -> tuple[float, int]:
+    rate, _, burst = spec.partition(":")
+    try:
+        per_second = float(rate)
+        return per_second, int(burst) if burst else max(1, int(per_second * 2))
+    except ValueError:
+        raise ValueError(f"--rate-limit must be RATE or RATE:BURST, not {spec!r}") from None
+
+
+def run_token(args: argparse.Namespace) -> int:
+    try:
+        keys = ApplicationKeys.load_or_create(args.keys)
+    except (OSError, ValueError) as error:
+        return _fail(f"cannot use the key pair in {args.keys}: {error}")
+    rights = [] if args.no_report_right else [REPORT_RIGHT]
+    print(
+        mint_token(
+            keys.private_key, subject=args.subject, rights=rights, lifetime_seconds=args.lifetime, key_id=keys.key_id
+        )
+    )
+    return 0
+
+
+def target_description(base_url: str, contract: Contract, keys: ApplicationKeys, notify_urls: list[str]) -> str:
+    """The conformance target description (DESIGN.md) of a running server."""
+
+    def mint(subject: str, rights: list[str]) -> str:
+        return mint_token(
+            keys.private_key, subject=subject, rights=rights, lifetime_seconds=CONFIG_TOKEN_LIFETIME, key_id=keys.key_id
+        )
+
+    lines = [
+        "# written by eris serve --write-config",
+        "[target]",
+        f'base_url = "{base_url}"',
+        f'token = "{mint("eris-certify", [REPORT_RIGHT])}"',
+        f'token_without_report_right = "{mint("eris-certify-no-right", [])}"',
+        "",
+        "[installation]",
+        *(f'{key} = "{value}"' for key, value in contract.installation.values.items()),
+        "",
+        "[installation.namespaces]",
+        *(f'{key} = "{value}"' for key, value in contract.installation.namespace_keys.items()),
+        "",
+        "[features]",
+        f"notifications = {'true' if notify_urls else 'false'}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    try:
+        settings = ServerSettings(
+            db=args.db,
+            config=args.config,
+            seed=_seed(args.seed),
+            notify_urls=args.notify_url,
+            application_keys=ApplicationKeys.load_or_create(args.keys),
+            token_on_every_endpoint=args.token_on_every_endpoint,
+        )
+        settings.rate_per_second, settings.rate_burst = _rate(args.rate_limit)
+        app = create_app(settings)
+    except (ValueError, OSError, ConfigError) as error:
+        return _fail(str(error))
+    try:
+        return asyncio.run(_serve(app, args))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _serve(app: web.Application, args: argparse.Namespace) -> int:
+    runner = web.AppRunner(app, handle_signals=False)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, args.host, args.port)
+        try:
+            await site.start()
+        except OSError as error:
+            return _fail(f"cannot listen on {args.host}:{args.port}: {error.strerror}")
+        host, port = runner.addresses[0][:2]
+        base_url = f"http://{host}:{port}"
+        if args.write_config:
+            from reference_impl.state import SERVICE
+
+            text = target_description(base_url, app[SERVICE].contract, app[APPLICATION_KEYS], args.notify_url)
+            Path(args.write_config).write_text(text, encoding="utf-8")
+        print(f"eris serve: listening on {base_url} (database {args.db}); Ctrl-C stops", flush=True)
+        stopped = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stopped.set)
+        await stopped.wait()
+        print("eris serve: stopping", flush=True)
+        return 0
+    finally:
+        await runner.cleanup()
