@@ -124,17 +124,18 @@ def installation_identifier(ctx: RuleContext, value: Any, spec: Mapping[str, Any
         return
     installation = ctx.contract.installation.number
     if arcs[0] != installation:
-        yield Finding(
+        yield Finding(  # a warning: the contract lets the namespace choose the registering installation
             "identifier-installation-foreign",
             f"system {system!r} names installation {arcs[0]}, not this installation ({installation})",
             ("system",),
+            severity=None if spec.get("mustBeInstallation") else "warning",
         )
     elif ctx.contract.namespace_of(system) is None:
         yield Finding(
             "identifier-namespace-unknown",
             f"system {system!r} is not a namespace of this installation's configuration",
             ("system",),
-            severity="warning",
+            severity=None if spec.get("mustBeInstallation") else "warning",
         )
 
 

@@ -107,10 +107,17 @@ def test_stdin_is_read_with_dash():
 
 
 def test_write_context_rejects_a_party_without_profile(files, capsys):
-    path = files("w.json", {"resourceType": "Party", "id": "p1", "name": {"coding": [{"display": "X"}]}})
-    assert main(["validate", path]) == 0
+    path = files("w.json", {"resourceType": "Party", "name": {"coding": [{"display": "X"}]}})
     assert main(["validate", "--write", path]) == 1
     assert "[profile-unrecognised]" in capsys.readouterr().out
+
+
+def test_meta_profile_suffices_on_write_but_not_as_served(files, capsys):
+    body = json.loads((EXAMPLES / "write" / "party-contractor-create.json").read_text())
+    path = files("w.json", {**body, "id": "p1", "identifier": [{"system": "https://example.com/id", "value": "1"}]})
+    assert main(["validate", "--write", path]) == 0
+    assert main(["validate", path]) == 1
+    assert "[profile-evidence-missing]" in capsys.readouterr().out
 
 
 def test_json_format_lists_issues_with_codes_and_pointers(files, capsys):

@@ -23,11 +23,11 @@ from typing import Any
 import jsonschema
 import pytest
 from referencing import Registry, Resource
-from test_cases import CaseTest, load_tests
 
 from conformance.issues import pointer
 from conformance.structure import SchemaStore
 from schemas import load_schemas
+from tests.test_cases import CaseTest, load_tests
 
 RESOURCES_DIR = Path(__file__).resolve().parent.parent / "profiles" / "resources"
 

@@ -7,6 +7,7 @@ arbitrary JSON value (which reaches the profile rules with shapes they do not ex
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,3 +49,27 @@ def test_valid_examples_with_one_element_replaced_give_issues_not_exceptions(dat
     path = data.draw(st.sampled_from(list(element_paths(document))))
     mutated = with_element_replaced(document, path, value)
     _no_internal_errors(VALIDATOR.validate(mutated, resource_type=resource_type, context=context))
+
+
+def _nested(depth):
+    node = "leaf"
+    for _ in range(depth):
+        node = {"x": [node]}
+    return node
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"resourceType": "Party", "id": "\ud800"},
+        {"resourceType": "Notification", "status": {"coding": [{"system": "\udfff"}]}},
+        {"resourceType": "Location", "id": "l", "deep": _nested(300)},
+        {"resourceType": "Party", "id": "p", "deep": _nested(300)},
+        {"resourceType": "FixedAsset", "id": "f", "deep": _nested(2000)},
+    ],
+    ids=["lone surrogate", "lone surrogate in a coding", "deep open element", "deep unknown element", "very deep"],
+)
+def test_payloads_the_schema_engine_refuses_give_issues(document):
+    issues = VALIDATOR.validate(document)
+    _no_internal_errors(issues)
+    assert any(issue.is_error for issue in issues) or document["resourceType"] in {"Location", "FixedAsset"}
