@@ -36,11 +36,21 @@ class Service:
             listener(resource, operation, moment.strftime("%Y-%m-%dT%H:%M:%SZ"))
 
     def load(self, resources: list[dict[str, Any]], *, now: datetime | None = None) -> None:
-        """Store seed data: no notifications, one transaction."""
+        """Store seed data: no notifications, one transaction. A resource's time of change is its
+        meta.lastUpdated when it has one, else now."""
         moment = format_instant(now or datetime.now(UTC))
         with self.store.transaction():
             for resource in resources:
-                self.store.put(resource, search_tokens(resource, self.validator), moment)
+                self.store.put(resource, search_tokens(resource, self.validator), _last_updated(resource) or moment)
+
+
+def _last_updated(resource: dict[str, Any]) -> str | None:
+    meta = resource.get("meta")
+    stamp = meta.get("lastUpdated") if isinstance(meta, dict) else None
+    try:
+        return format_instant(datetime.fromisoformat(stamp)) if isinstance(stamp, str) else None
+    except ValueError:
+        return None
 
 
 SERVICE = web.AppKey("service", Service)
