@@ -8,7 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from reference_impl.problems import problem
-from reference_impl.search import DEFAULT_COUNT, MAX_COUNT, READ_PATHS, FilterError
+from reference_impl.search import DEFAULT_COUNT, MAX_COUNT, MAX_OFFSET, READ_PATHS, FilterError
 from reference_impl.state import SERVICE, Service
 
 
@@ -36,18 +36,18 @@ def missing_required(request: web.Request, service: Service) -> web.Response | N
 
 
 def paging(request: web.Request) -> tuple[int, int]:
-    def number(name: str, default: int, limit: int | None) -> int:
+    def number(name: str, default: int, limit: int) -> int:
         raw = request.query.get(name)
         if raw is None:
             return default
         if not raw.isascii() or not raw.isdigit():
             raise FilterError(name, f"{raw!r} is not a whole number >= 0")
         value = int(raw)
-        if limit is not None and value > limit:
+        if value > limit:
             raise FilterError(name, f"{value} is more than the maximum {limit}")
         return value
 
-    return number("count", DEFAULT_COUNT, MAX_COUNT), number("offset", 0, None)
+    return number("count", DEFAULT_COUNT, MAX_COUNT), number("offset", 0, MAX_OFFSET)
 
 
 async def list_resources(request: web.Request) -> web.Response:
@@ -72,18 +72,25 @@ async def value_sets(request: web.Request) -> web.Response:
         count, offset = paging(request)
     except FilterError as error:
         return problem(400, str(error), parameter=error.parameter)
-    sets = service.store.search("ValueSet", [])
     if url is None:
         summaries = [
             {"url": vs["url"], "version": None if vs["url"] in implementation_defined else vs.get("version")}
-            for vs in sets
+            for vs in service.store.search("ValueSet", [], count=count, offset=offset)
         ]
-        return envelope(summaries[offset : offset + count])
-    wanted_id = request.query.get("id")
-    found = [vs for vs in sets if vs.get("url") == url and wanted_id in (None, vs.get("id"))]
+        return envelope(summaries)
+    query = {
+        name: values for name, values in query_lists(request).items() if name in ("id", "owner", "status", "attribute")
+    }
+    try:
+        conditions = service.queries.conditions("ValueSet", {"url": [url], **query})
+    except FilterError as error:
+        return problem(400, str(error), parameter=error.parameter)
+    found = service.store.search("ValueSet", conditions, count=count, offset=offset)
     if not found:
-        return problem(404, f"value set {url} is not available in this installation")
-    return envelope(found[offset : offset + count])
+        return problem(
+            404, f"value set {url} is not available in this installation" + (" with these filters" if query else "")
+        )
+    return envelope(found)
 
 
 async def document_content(request: web.Request) -> web.Response:

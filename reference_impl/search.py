@@ -7,18 +7,20 @@ What element each parameter looks at is this implementation's choice, kept here 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from conformance.validator import Validator
 from profiles import Contract
 from profiles.paths import split_path, values_at
-from reference_impl.store import Condition, Store, token_match
+from reference_impl.store import Condition, Store
 from schemas import SCHEMA_DIR
 
 MAX_COUNT = 1000
+MAX_OFFSET = 10**12
 DEFAULT_COUNT = 20
 
 READ_PATHS: dict[str, str] = {
@@ -69,6 +71,13 @@ FILTERS: dict[str, dict[str, tuple[str, str]]] = {
         "category": ("coded", "category"),
     },
     "NamingSystem": {"usage": ("string", "usage")},
+    "ValueSet": {
+        "url": ("string", "url"),
+        "id": ("string", "id"),
+        "owner": ("owner", "owner"),
+        "status": ("coded", "status"),
+        "attribute": ("attribute", "attribute"),
+    },
     "Capability": {"identifier": ("identifier", "identifier")},
     "GrantAssignment": {
         "assignedTo": ("reference", "assignedTo"),
@@ -92,6 +101,7 @@ FILTERS: dict[str, dict[str, tuple[str, str]]] = {
         "issueDateFrom": ("date-from", "issueDate"),
     },
 }
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _INDEXED_KINDS = {"identifier", "owner", "attribute", "coded", "reference", "participant", "string", "date-from"}
 
 
@@ -184,13 +194,13 @@ def _instant(parameter: str, raw: str) -> tuple[str, str]:
             break
     try:
         moment = datetime.fromisoformat(text)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return comparator, format_instant(moment)
+    except (ValueError, OverflowError):
         raise FilterError(
             parameter, f"{raw!r} is not an ISO 8601 date-time (optionally prefixed ge, gt, le, lt)"
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return comparator, format_instant(moment)
 
 
 def format_instant(moment: datetime) -> str:
@@ -223,14 +233,14 @@ class QueryBuilder:
             return None
         if kind in ("identifier", "reference", "string"):
             system, value = _split(parameter, raw)
-            return token_match(parameter, system, value)
+            return self.store.token_condition(parameter, [(system, value)])
         if kind == "attribute":
             code, value = _split(parameter, raw, pipe_required=True)
-            return token_match(parameter, code, value)
+            return self.store.token_condition(parameter, [(code, value)])
         if kind == "coded":
             return self._coded(resource_type, parameter, raw)
         if kind == "profile":
-            return token_match("profile", "", raw)
+            return self.store.token_condition("profile", [("", raw)])
         if kind == "modified":
             comparator, instant = _instant(parameter, raw)
             return Condition(f"r.last_modified {comparator} ?", (instant,))
@@ -272,30 +282,26 @@ class QueryBuilder:
                 f"vocabulary {system!r} is not declared for {resource_type}; declared: {', '.join(declared)}",
             )
         if system is None and declared:
-            placeholders = ", ".join("?" for _ in declared)
-            return Condition(
-                "r.pk IN (SELECT resource_pk FROM search_token WHERE param = ? AND value = ?"
-                f" AND system IN ({placeholders}))",
-                (parameter, code, *declared),
-            )
-        return token_match(parameter, system, code)
+            return self.store.token_condition(parameter, [(vocabulary, code) for vocabulary in declared])
+        return self.store.token_condition(parameter, [(system, code)])
 
     def _owner(self, parameter: str, raw: str) -> Condition:
         system, value = _split(parameter, raw)
         keys = {(system, value)} if system is not None else set()
         keys.update(self.store.identifiers_of_parties_matching(system, value))
         if not keys:
-            return token_match(parameter, None, value)
-        pairs = " OR ".join("(system = ? AND value = ?)" for _ in keys)
-        return Condition(
-            f"r.pk IN (SELECT resource_pk FROM search_token WHERE param = ? AND ({pairs}))",
-            (parameter, *(part for key in sorted(keys) for part in key)),
-        )
+            return self.store.token_condition(parameter, [(None, value)])
+        return self.store.token_condition(parameter, sorted(keys))
 
 
 def _is_date(text: str) -> bool:
+    """YYYY-MM-DD exactly: the dates are compared as text."""
+    return bool(_DATE.fullmatch(text)) and _parses_as_date(text)
+
+
+def _parses_as_date(text: str) -> bool:
     try:
-        datetime.strptime(text, "%Y-%m-%d")
+        date.fromisoformat(text)
     except ValueError:
         return False
     return True

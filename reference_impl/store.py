@@ -31,10 +31,18 @@ CREATE TABLE IF NOT EXISTS search_token (
     value TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS search_token_lookup ON search_token (param, value, system);
-CREATE INDEX IF NOT EXISTS search_token_resource ON search_token (resource_pk);
+DROP INDEX IF EXISTS search_token_resource;
+CREATE INDEX IF NOT EXISTS search_token_of_resource ON search_token (resource_pk, param, value, system);
+CREATE INDEX IF NOT EXISTS resource_type ON resource (type);
 CREATE INDEX IF NOT EXISTS resource_modified ON resource (type, last_modified);
 CREATE TABLE IF NOT EXISTS counter (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
 """
+
+
+NARROW = 500
+"""A token condition matching fewer search tokens than this is read as the list of its resources (a read
+starts from those few rows); one matching more is checked row by row while the rows of the type are read
+in order (`resource_type`), so that a page of a broad filter costs its page and not every match."""
 
 
 @dataclass(frozen=True)
@@ -117,13 +125,39 @@ class Store:
             args += [count, offset]
         return [json.loads(body) for (body,) in self.db.execute(sql, args)]
 
+    def token_condition(self, param: str, keys: Iterable[tuple[str | None, str | None]]) -> Condition:
+        """Resources with a search token of `param` and any of the (system, value) keys; None for a system or
+        a value matches any. Shaped by how many tokens match (`NARROW`): a few are read as a list (`IN`), more
+        are probed per row (`EXISTS`, one seek in `search_token_of_resource`), so that neither an identifier
+        lookup nor a page of a broad filter touches every matching row."""
+        branches, probes, args = [], [], []
+        for system, value in dict.fromkeys(keys):
+            columns = [
+                ("param", param),
+                *((name, part) for name, part in (("value", value), ("system", system)) if part is not None),
+            ]
+            branches.append(" AND ".join(f"{name} = ?" for name, _ in columns))
+            probes.append(" AND ".join(f"t.{name} = ?" for name, _ in columns))
+            args += [part for _, part in columns]
+        where = " OR ".join(f"({branch})" for branch in branches)  # each branch one range of search_token_lookup
+        (matches,) = self.db.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM search_token WHERE {where} LIMIT {NARROW})", args
+        ).fetchone()
+        if matches < NARROW:
+            return Condition(f"r.pk IN (SELECT resource_pk FROM search_token WHERE {where})", tuple(args))
+        probe = " OR ".join(f"({branch})" for branch in probes)
+        return Condition(f"EXISTS (SELECT 1 FROM search_token t WHERE t.resource_pk = r.pk AND ({probe}))", tuple(args))
+
     def identifiers_of_parties_matching(self, system: str | None, value: str) -> list[tuple[str, str]]:
         """Every identifier (system, value) of the parties that have the identifier system|value."""
-        party = token_match("identifier", system, value)
+        # CROSS JOIN keeps this join order: the few tokens of system|value, their Party, its identifiers.
+        # (Left to itself the planner reads every identifier token of the database first.)
+        matched = "m.param = 'identifier' AND m.value = ?" + (" AND m.system = ?" if system is not None else "")
         rows = self.db.execute(
-            "SELECT DISTINCT t.system, t.value FROM search_token t JOIN resource r ON r.pk = t.resource_pk "
-            f"WHERE r.type = 'Party' AND t.param = 'identifier' AND {party.sql}",
-            party.args,
+            "SELECT DISTINCT t.system, t.value FROM search_token m CROSS JOIN resource r CROSS JOIN search_token t "
+            f"WHERE {matched} AND r.pk = m.resource_pk AND r.type = 'Party' "
+            "AND t.resource_pk = m.resource_pk AND t.param = 'identifier'",
+            (value,) if system is None else (value, system),
         )
         return list(rows)
 

@@ -17,6 +17,7 @@ from reference_impl.problems import problem
 from reference_impl.reads import missing_required, query_lists
 from reference_impl.search import FilterError
 from reference_impl.state import SERVICE, Service
+from reference_impl.store import token_match
 
 WORKFLOW_CODES = frozenset({"workflow-status", "workflow-link", "workflow-system"})
 
@@ -34,7 +35,10 @@ async def _json_body(request: web.Request) -> dict[str, Any]:
         "+json"
     ):
         raise Rejected(problem(415, f"the body must be application/json, not {request.content_type!r}"))
-    text = await request.text()
+    try:
+        text = (await request.read()).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Rejected(problem(400, f"the body is not UTF-8 text (byte {error.start})")) from None
     try:
         body = json.loads(text)
     except json.JSONDecodeError as error:
@@ -84,6 +88,18 @@ def _assign_identifier(service: Service, resource: dict[str, Any], namespace_key
         identifiers.insert(0, chosen)
     if chosen is not None:
         chosen["value"] = str(service.store.next_identifier_value(chosen["system"]))
+    for identifier in identifiers:
+        if identifier is chosen or identifier.get("system") not in systems:
+            continue
+        taken = service.store.search(
+            resource["resourceType"],
+            [token_match("identifier", identifier["system"], str(identifier.get("value")))],
+            count=1,
+        )
+        if taken:
+            raise Rejected(
+                problem(409, f"identifier {identifier['system']}|{identifier.get('value')} is already assigned")
+            )
     resource["identifier"] = identifiers
 
 
@@ -178,7 +194,7 @@ async def create_fixed_asset_document(request: web.Request, service: Service) ->
             document.update(resourceType="FixedAssetDocument", id=str(uuid.uuid4()))
             _assign_identifier(service, document, ("fixed-asset-document",))
             vocabulary = f"{service.contract.installation.values['vocab_url']}/fixed-asset-document-status"
-            document.setdefault("status", {"coding": [{"system": vocabulary, "code": "open"}]})
+            document["status"] = {"coding": [{"system": vocabulary, "code": "open"}]}  # status is read-only
             operation = "created"
         _check(service, document, "FixedAssetDocument", RESOURCE)
         service.save(document, operation)
@@ -245,7 +261,11 @@ async def update_document_reference(request: web.Request, service: Service) -> w
     warehouse = service.contract.profiles["WarehouseDocument"]
     if warehouse not in service.validator.recognised_profiles(body, "DocumentReference"):
         return problem(422, "PATCH /v1/document-references takes a WarehouseDocument")
-    identifier = body["identifier"][0]
+    identifier = next(
+        (i for i in body["identifier"] if isinstance(i, dict) and i.get("system") and i.get("value")), None
+    )
+    if identifier is None:
+        return problem(422, "the body needs an identifier with system and value: the document to change")
     stored = _one(service, "DocumentReference", {"identifier": [f"{identifier['system']}|{identifier['value']}"]})
     document = {**stored, "status": body["status"], "type": body["type"]}
     with service.store.transaction():
