@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -48,6 +50,8 @@ class ServerSettings:
     rate_per_second: float = 200.0
     """The gateway rate limit per client (token subject, else address); 0 turns it off."""
     rate_burst: int = 400
+    source_change_every: float = 0.0
+    """Seconds between simulated changes of seed data in the source system (each one notified); 0: none."""
 
 
 @web.middleware
@@ -114,7 +118,38 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
 
     app.cleanup_ctx.append(service_context)
     app.cleanup_ctx.append(outbox_context(OUTBOX_WORKER))
+    if settings.source_change_every > 0:
+        app.cleanup_ctx.append(_source_changes(settings.source_change_every))
     return app
+
+
+def _source_changes(every: float) -> Callable[[web.Application], AsyncIterator[None]]:
+    """Simulates the source system changing seed data at run time: every `every` seconds the next
+    Contractor gets a new comment, stored and notified like a change through the API."""
+
+    async def run(app: web.Application) -> AsyncIterator[None]:
+        async def change_one_after_another() -> None:
+            service = app[SERVICE]
+            contractor = service.contract.profiles["Contractor"].url
+            turn = 0
+            while True:
+                await asyncio.sleep(every)
+                parties = service.store.search("Party", service.queries.conditions("Party", {"profile": [contractor]}))
+                if not parties:
+                    continue
+                party = parties[turn % len(parties)]
+                turn += 1
+                party["comment"] = f"changed in the source system (change {turn})"
+                with service.store.transaction():
+                    service.save(party, "updated")
+
+        task = asyncio.create_task(change_one_after_another())
+        yield
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    return run
 
 
 def _notifier(contract: Contract, outbox: Outbox, worker: OutboxWorker) -> Callable[[dict[str, Any], str, str], None]:

@@ -151,6 +151,7 @@ def run_serve(args: argparse.Namespace) -> int:
             notify_urls=args.notify_url,
             application_keys=ApplicationKeys.load_or_create(args.keys),
             token_on_every_endpoint=args.token_on_every_endpoint,
+            source_change_every=args.source_changes,
         )
         settings.rate_per_second, settings.rate_burst = _rate(args.rate_limit)
         app = create_app(settings)

@@ -7,6 +7,7 @@ Every test that changes data runs its own server (they start in a few hundredths
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import copy
 import json
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
 from serve_fixtures import (
     ALL,
     EMPLOYER_NIP,
@@ -40,9 +42,9 @@ from serve_fixtures import (
 )
 
 from conformance.validator import WRITE
-from reference_impl.app import APPLICATION_KEYS, ServerSettings
+from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
 from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, mint_token
-from reference_impl.seed import OWN_ORGANIZATION_NIP
+from reference_impl.seed import OWN_ORGANIZATION_NIP, seed_resources
 
 PARTIES = len(seed_of("Party"))
 EMPLOYER_OWNER = [{"type": "Party", "identifier": {"system": NIP_SYSTEM, "value": OWN_ORGANIZATION_NIP}}]
@@ -695,3 +697,37 @@ def test_data_survive_a_restart_and_the_seed_is_loaded_once(tmp_path: Path) -> N
         assert _values_in(later, ns("contractor")) != [value]
     with running(ServerSettings(db=database, seed=None, rate_per_second=0)) as third:
         assert third.count() == PARTIES + 2
+
+
+def test_simulated_source_changes_are_stored_and_notified() -> None:
+    received: list[dict] = []
+
+    async def receive(request: web.Request) -> web.Response:
+        received.append(await request.json())
+        return web.Response(status=204)
+
+    async def scenario() -> None:
+        receiver = web.Application()
+        receiver.router.add_post("/n", receive)
+        receiver_server = TestServer(receiver, host="127.0.0.1")
+        await receiver_server.start_server()
+        settings = ServerSettings(
+            seed=seed_resources, notify_urls=[str(receiver_server.make_url("/n"))], source_change_every=0.05
+        )
+        async with TestClient(TestServer(create_app(settings), host="127.0.0.1")) as client:
+            for _ in range(100):
+                if received:
+                    break
+                await asyncio.sleep(0.05)
+            answer = await client.get("/v1/parties", params={"identifier": _logical(received[0])})
+            changed = (await answer.json())["items"]
+        await receiver_server.close()
+        assert received[0]["operation"]["coding"][0]["code"] == "updated"
+        assert changed[0]["comment"].startswith("changed in the source system")
+
+    asyncio.run(scenario())
+
+
+def _logical(notification: dict) -> str:
+    identifier = notification["reference"]["identifier"]
+    return f"{identifier['system']}|{identifier['value']}"
