@@ -57,6 +57,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="requests per second per client, and burst (default 200:400; 0 turns it off)",
     )
     serve.add_argument(
+        "--source-changes",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="simulate the source system changing a Contractor every SECONDS (each change notified)",
+    )
+    serve.add_argument(
         "--write-config",
         metavar="FILE",
         help="write the conformance target description of this server (tokens included)",
