@@ -46,6 +46,8 @@ from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import quote
 
+from machine import load_average
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXED_PARTIES = 34
 """Parties of the seed data set without `large`."""
@@ -371,13 +373,6 @@ def _wrk(port: int, requests: list[Request], connections: int, seconds: float, d
 # -- the report -----------------------------------------------------------------------------------
 
 
-def _load() -> str:
-    try:
-        return " ".join(f"{value:.2f}" for value in os.getloadavg())
-    except OSError:
-        return "unknown"
-
-
 def _commit() -> str:
     """The commit of the checkout, and whether the reference implementation differs from it (read-only git)."""
     try:
@@ -416,7 +411,7 @@ def _environment() -> list[str]:
         f"python {platform.python_version()} ({platform.python_implementation()}) on {platform.machine()}, "
         f"aiohttp {version('aiohttp')}, SQLite {sqlite3.sqlite_version}",
         f"cpus: {os.cpu_count()} (usable by this process: {usable}), {_cpu_model()}",
-        f"load average {_load()}; date {date.today().isoformat()}",
+        f"load average {load_average()}; date {date.today().isoformat()}",
     ]
 
 
@@ -614,7 +609,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for size in sizes:
             results.append(measure_size(size, args, cpus, directory))
     summary(results)
-    print(f"load average after the runs: {_load()} (2 shared cores: other work slows both processes)")
+    print(f"load average after the runs: {load_average()} (2 shared cores: other work slows both processes)")
     return 0
 
 

@@ -35,6 +35,7 @@ from referencing import Registry, Resource
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import generate_labelled
+from machine import load_average
 
 from conformance.validator import Validator
 from schemas import load_schemas
@@ -133,13 +134,6 @@ def _rate(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def _load() -> str:
-    try:
-        return " ".join(f"{value:.2f}" for value in os.getloadavg())
-    except OSError:
-        return "unknown"
-
-
 def _engine_version() -> str:
     """The commit of the checkout, and whether the engine and its data differ from it (read-only git)."""
     root = Path(__file__).resolve().parent.parent
@@ -169,7 +163,7 @@ def _environment() -> list[str]:
         f"python {platform.python_version()} ({platform.python_implementation()}) on {platform.machine()}",
         f"jsonschema {version('jsonschema')}, referencing {version('referencing')}, "
         f"jsonschema-rs {version('jsonschema_rs')}",
-        f"cpus: {os.cpu_count()} (usable by this process: {usable}); load average {_load()}; "
+        f"cpus: {os.cpu_count()} (usable by this process: {usable}); load average {load_average()}; "
         f"date {date.today().isoformat()}",
     ]
 
@@ -277,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"eris rate: {_rate(eris_rate)} resources/s "
         f"(target >= {_rate(TARGET_RATE)}: {'met' if eris_rate >= TARGET_RATE else 'NOT met'})"
     )
-    print(f"load average after the runs: {_load()} (2 shared cores: other work slows both engines)")
+    print(f"load average after the runs: {load_average()} (2 shared cores: other work slows both engines)")
     if eris_errors != mutated:
         print(f"warning: eris found errors in {eris_errors:,} documents but {mutated:,} were mutated")
     return 0

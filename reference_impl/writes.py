@@ -103,6 +103,13 @@ def _assign_identifier(service: Service, resource: dict[str, Any], namespace_key
     resource["identifier"] = identifiers
 
 
+def _store_update(service: Service, resource: dict[str, Any]) -> None:
+    """Store a changed resource, if the service would serve it as it now is."""
+    with service.store.transaction():
+        _check(service, resource, resource["resourceType"], RESOURCE)
+        service.save(resource, "updated")
+
+
 def _with_coding(concepts: list[Any], system: str, code: str) -> list[Any]:
     present = any(
         isinstance(c, dict) and any(x.get("system") == system and x.get("code") == code for x in c.get("coding", []))
@@ -161,9 +168,7 @@ async def update_party(request: web.Request, service: Service) -> web.Response:
         *stored.get("identifier", []),
         *(i for i in body.get("identifier", []) if isinstance(i, dict) and i.get("system") not in known_systems),
     ]
-    with service.store.transaction():
-        _check(service, party, "Party", RESOURCE)
-        service.save(party, "updated")
+    _store_update(service, party)
     return web.json_response(party)
 
 
@@ -224,9 +229,7 @@ async def update_fixed_asset_document(request: web.Request, service: Service) ->
         target = attachments[index]
         changed = {a["code"] for a in workflow}
         target["attribute"] = [a for a in target.get("attribute", []) if a.get("code") not in changed] + workflow
-    with service.store.transaction():
-        _check(service, document, "FixedAssetDocument", RESOURCE)
-        service.save(document, "updated")
+    _store_update(service, document)
     return web.json_response(document)
 
 
@@ -268,7 +271,5 @@ async def update_document_reference(request: web.Request, service: Service) -> w
         return problem(422, "the body needs an identifier with system and value: the document to change")
     stored = _one(service, "DocumentReference", {"identifier": [f"{identifier['system']}|{identifier['value']}"]})
     document = {**stored, "status": body["status"], "type": body["type"]}
-    with service.store.transaction():
-        _check(service, document, "DocumentReference", RESOURCE)
-        service.save(document, "updated")
+    _store_update(service, document)
     return web.json_response({"items": [document]})
