@@ -46,7 +46,7 @@ from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import quote
 
-from machine import load_average
+from machine import checkout_state, load_average
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXED_PARTIES = 34
@@ -373,24 +373,6 @@ def _wrk(port: int, requests: list[Request], connections: int, seconds: float, d
 # -- the report -----------------------------------------------------------------------------------
 
 
-def _commit() -> str:
-    """The commit of the checkout, and whether the reference implementation differs from it (read-only git)."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        changed = subprocess.run(
-            ["git", "status", "--porcelain", "--", "reference_impl", "profiles", "schemas", "conformance"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
-    return f"{commit}{' with uncommitted changes to the server or its data' if changed else ''}"
-
-
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -406,8 +388,9 @@ def _environment() -> list[str]:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count()
+    commit = checkout_state(["reference_impl", "profiles", "schemas", "conformance"], "the server or its data")
     return [
-        f"eris {version('eris')}, commit {_commit()}",
+        f"eris {version('eris')}, commit {commit}",
         f"python {platform.python_version()} ({platform.python_implementation()}) on {platform.machine()}, "
         f"aiohttp {version('aiohttp')}, SQLite {sqlite3.sqlite_version}",
         f"cpus: {os.cpu_count()} (usable by this process: {usable}), {_cpu_model()}",

@@ -19,7 +19,6 @@ import os
 import platform
 import pstats
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -35,7 +34,7 @@ from referencing import Registry, Resource
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import generate_labelled
-from machine import load_average
+from machine import checkout_state, load_average
 
 from conformance.validator import Validator
 from schemas import load_schemas
@@ -134,32 +133,14 @@ def _rate(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def _engine_version() -> str:
-    """The commit of the checkout, and whether the engine and its data differ from it (read-only git)."""
-    root = Path(__file__).resolve().parent.parent
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        changed = subprocess.run(
-            ["git", "status", "--porcelain", "--", "conformance", "profiles", "schemas"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
-    return f"{commit}{' with uncommitted changes to the engine or its data' if changed else ''}"
-
-
 def _environment() -> list[str]:
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count()
+    commit = checkout_state(["conformance", "profiles", "schemas"], "the engine or its data")
     return [
-        f"eris {version('eris')}, commit {_engine_version()}",
+        f"eris {version('eris')}, commit {commit}",
         f"python {platform.python_version()} ({platform.python_implementation()}) on {platform.machine()}",
         f"jsonschema {version('jsonschema')}, referencing {version('referencing')}, "
         f"jsonschema-rs {version('jsonschema_rs')}",
