@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +45,8 @@ class Profile:
     evidence_required_in: frozenset[str]
     writable: bool
     identifier_namespaces: tuple[str, ...]
+    """Keys of the namespaces of namespaces.json that list this profile."""
     rules: tuple[Mapping[str, Any], ...]
-    definition: Mapping[str, Any] = field(repr=False)
 
     @property
     def has_evidence_rule(self) -> bool:
@@ -118,7 +118,7 @@ def _value_set_index(resource: Mapping[str, Any]) -> ValueSetIndex:
     return ValueSetIndex(url=resource["url"], systems=systems)
 
 
-def _profile(definition: Mapping[str, Any]) -> Profile:
+def _profile(definition: Mapping[str, Any], namespaces: Mapping[str, Namespace]) -> Profile:
     recognition = definition.get("recognition", {})
     return Profile(
         name=definition["name"],
@@ -129,9 +129,8 @@ def _profile(definition: Mapping[str, Any]) -> Profile:
         canonical_url=recognition.get("url"),
         evidence_required_in=frozenset(definition.get("evidenceRequiredIn", [])),
         writable=bool(definition.get("writable", False)),
-        identifier_namespaces=tuple(definition.get("identifierNamespaces", [])),
+        identifier_namespaces=tuple(ns.key for ns in namespaces.values() if definition["name"] in ns.profiles),
         rules=tuple(definition.get("rules", [])),
-        definition=definition,
     )
 
 
@@ -164,18 +163,6 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
         resource = fill(_read_json(path))
         value_set_resources[resource["url"]] = resource
 
-    profiles = {}
-    for path in sorted((root / "definitions").glob("*.json")):
-        profile = _profile(fill(_read_json(path)))
-        profiles[profile.name] = profile
-
-    base = fill(_read_json(root / "resources" / "DomainResource.json"))
-    resources = {}
-    for path in sorted((root / "resources").glob("*.json")):
-        if path.stem != "DomainResource":
-            rules = _resource_rules(fill(_read_json(path)), base)
-            resources[rules.resource_type] = rules
-
     namespaces = {}
     for entry in fill(_read_json(root / "namespaces.json"))["namespaces"]:
         namespace = Namespace(
@@ -187,6 +174,18 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
             profiles=tuple(entry.get("profiles", [])),
         )
         namespaces[namespace.system] = namespace
+
+    profiles = {}
+    for path in sorted((root / "definitions").glob("*.json")):
+        profile = _profile(fill(_read_json(path)), namespaces)
+        profiles[profile.name] = profile
+
+    base = fill(_read_json(root / "resources" / "DomainResource.json"))
+    resources = {}
+    for path in sorted((root / "resources").glob("*.json")):
+        if path.stem != "DomainResource":
+            rules = _resource_rules(fill(_read_json(path)), base)
+            resources[rules.resource_type] = rules
 
     operations = {}
     for path in sorted((root / "operations").glob("*.json")):

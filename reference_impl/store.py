@@ -53,18 +53,6 @@ class Condition:
     args: tuple[Any, ...] = ()
 
 
-def token_match(param: str, system: str | None, value: str | None) -> Condition:
-    """Resources with a search token of `param`; None for system or value matches any."""
-    clauses, args = ["param = ?"], [param]
-    if value is not None:
-        clauses.append("value = ?")
-        args.append(value)
-    if system is not None:
-        clauses.append("system = ?")
-        args.append(system)
-    return Condition(f"r.pk IN (SELECT resource_pk FROM search_token WHERE {' AND '.join(clauses)})", tuple(args))
-
-
 class Store:
     def __init__(self, path: str = ":memory:") -> None:
         self.path = path

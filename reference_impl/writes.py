@@ -17,7 +17,6 @@ from reference_impl.problems import problem
 from reference_impl.reads import missing_required, query_lists
 from reference_impl.search import FilterError
 from reference_impl.state import SERVICE, Service
-from reference_impl.store import token_match
 
 WORKFLOW_CODES = frozenset({"workflow-status", "workflow-link", "workflow-system"})
 
@@ -93,7 +92,7 @@ def _assign_identifier(service: Service, resource: dict[str, Any], namespace_key
             continue
         taken = service.store.search(
             resource["resourceType"],
-            [token_match("identifier", identifier["system"], str(identifier.get("value")))],
+            [service.store.token_condition("identifier", [(identifier["system"], str(identifier.get("value")))])],
             count=1,
         )
         if taken:

@@ -34,7 +34,6 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 
 # Tests whose verdict the contract decides and this validator gets wrong (reported, not worked
 # around): the case states the contract; the mark flips to a failure once the engine is fixed.
-VALIDATOR_BUGS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -91,9 +90,7 @@ def load_tests() -> tuple[CaseTest, ...]:
 
 def _params() -> Iterator[Any]:
     for case_test in load_tests():
-        bug = VALIDATOR_BUGS.get(case_test.id)
-        marks = [pytest.mark.xfail(strict=True, reason=f"validator bug: {bug}")] if bug else []
-        yield pytest.param(case_test, id=case_test.id, marks=marks)
+        yield pytest.param(case_test, id=case_test.id)
 
 
 @pytest.fixture(scope="session")
@@ -177,10 +174,6 @@ def test_placeholders_are_those_of_the_installation() -> None:
     known = set(load_installation().placeholders())
     used = set(_PLACEHOLDER.findall(json.dumps(list(load_case_files().values()))))
     assert used <= known, f"unknown placeholders: {sorted(used - known)}"
-
-
-def test_known_validator_bugs_name_existing_tests() -> None:
-    assert set(VALIDATOR_BUGS) <= {case_test.id for case_test in load_tests()}
 
 
 # Coverage of the contract data.
