@@ -1,0 +1,230 @@
+"""The hybrid encryption of report artifacts (Interface Specification, POST /v1/reports):
+
+- a fresh session key per order: a random AES-256 key (32 bytes) then a random nonce (12 bytes),
+  44 bytes in all;
+- the artifact: the report data encrypted with AES-256-GCM, then the 16-byte tag, nothing else;
+- the session key sealed with RSA-OAEP, SHA-256 for the hash and for MGF1, no label.
+
+Both directions stream: memory stays at one chunk whatever the size of the report. Decrypted data
+is not authentic until the tag has been checked, so `decrypt_artifact` writes it to a temporary
+file that becomes the output only after the check.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+__all__ = [
+    "CHUNK_SIZE",
+    "KEY_BYTES",
+    "NONCE_BYTES",
+    "SESSION_KEY_BYTES",
+    "TAG_BYTES",
+    "ArtifactEncryptor",
+    "ArtifactRejected",
+    "SessionKey",
+    "decrypt_artifact",
+    "decrypt_stream",
+    "min_rsa_bits_for_session_key",
+    "oaep",
+    "open_session_key",
+    "seal_session_key",
+]
+
+KEY_BYTES = 32
+NONCE_BYTES = 12
+SESSION_KEY_BYTES = KEY_BYTES + NONCE_BYTES
+TAG_BYTES = 16
+CHUNK_SIZE = 1 << 20
+"""Bytes encrypted per call: large enough that the per-call cost vanishes, small enough to stay in cache."""
+
+
+class ArtifactRejected(Exception):
+    """An artifact or a sealed session key that cannot be opened: altered, truncated, or of another order."""
+
+
+def oaep() -> padding.OAEP:
+    """The contract's padding: OAEP with SHA-256 for the hash and for MGF1, no label."""
+    return padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+
+
+def min_rsa_bits_for_session_key() -> int:
+    """The smallest RSA modulus that can seal 44 bytes with OAEP SHA-256 (k >= 44 + 2*32 + 2 bytes)."""
+    return (SESSION_KEY_BYTES + 2 * hashes.SHA256.digest_size + 2) * 8
+
+
+@dataclass(frozen=True, repr=False)
+class SessionKey:
+    """The 44-byte session key of one order: AES key then nonce."""
+
+    key: bytes
+    nonce: bytes
+
+    def __post_init__(self) -> None:
+        if len(self.key) != KEY_BYTES or len(self.nonce) != NONCE_BYTES:
+            raise ValueError(f"a session key is a {KEY_BYTES}-byte key and a {NONCE_BYTES}-byte nonce")
+
+    def __repr__(self) -> str:  # never print a secret into a log
+        return "SessionKey(<secret>)"
+
+    @classmethod
+    def generate(cls, random_bytes: Callable[[int], bytes] = os.urandom) -> SessionKey:
+        material = random_bytes(SESSION_KEY_BYTES)
+        if not isinstance(material, bytes) or len(material) != SESSION_KEY_BYTES:
+            raise RuntimeError("the random source did not give 44 bytes for the session key")
+        return cls.from_bytes(material)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> SessionKey:
+        if len(data) != SESSION_KEY_BYTES:
+            raise ArtifactRejected(f"a session key has {SESSION_KEY_BYTES} bytes, not {len(data)}")
+        return cls(bytes(data[:KEY_BYTES]), bytes(data[KEY_BYTES:]))
+
+    def to_bytes(self) -> bytes:
+        return self.key + self.nonce
+
+
+def seal_session_key(public_key: rsa.RSAPublicKey, session: SessionKey) -> bytes:
+    """RSA-OAEP(SHA-256, MGF1-SHA-256, no label) of the 44 session-key bytes."""
+    return public_key.encrypt(session.to_bytes(), oaep())
+
+
+def open_session_key(private_key: rsa.RSAPrivateKey, sealed: bytes) -> SessionKey:
+    """The session key sealed for `private_key`'s public half; ArtifactRejected when it is not."""
+    try:
+        opened = private_key.decrypt(sealed, oaep())
+    except ValueError:
+        raise ArtifactRejected(
+            "the session key cannot be opened with this private key (RSA-OAEP SHA-256): "
+            "it was sealed for another key, or it is damaged"
+        ) from None
+    return SessionKey.from_bytes(opened)
+
+
+class ArtifactEncryptor(io.RawIOBase):
+    """A write-only binary stream that encrypts what is written into `destination`; `close()` writes
+    the tag. Writes of any size are gathered into chunks of `chunk_size` and encrypted with
+    `update_into` into one reused buffer, so a large report costs one chunk of memory."""
+
+    def __init__(self, destination: BinaryIO, session: SessionKey, *, chunk_size: int = CHUNK_SIZE) -> None:
+        super().__init__()
+        self._destination = destination
+        self._encryptor = Cipher(algorithms.AES(session.key), modes.GCM(session.nonce)).encryptor()
+        self._chunk_size = chunk_size
+        self._pending = bytearray()
+        self._out = bytearray(chunk_size + 15)  # update_into needs room for a block more than it is given
+        self.plaintext_bytes = 0
+        self.artifact_bytes = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        if self.closed:
+            raise ValueError("write to a closed artifact")
+        view = memoryview(data).cast("B")
+        size = len(view)
+        self.plaintext_bytes += size
+        if self._pending:
+            room = self._chunk_size - len(self._pending)
+            self._pending += view[:room]
+            view = view[room:]
+            if len(self._pending) < self._chunk_size:
+                return size
+            self._encrypt(self._pending)
+            self._pending.clear()
+        while len(view) >= self._chunk_size:  # whole chunks straight from the caller's buffer, no copy
+            self._encrypt(view[: self._chunk_size])
+            view = view[self._chunk_size :]
+        self._pending += view
+        return size
+
+    def _encrypt(self, chunk: bytes | bytearray | memoryview) -> None:
+        written = self._encryptor.update_into(chunk, self._out)
+        self._destination.write(memoryview(self._out)[:written])
+        self.artifact_bytes += written
+
+    def close(self) -> None:
+        """Encrypt what is pending, then write the 16-byte tag. The destination stays open."""
+        if self.closed:
+            return
+        try:
+            if self._pending:
+                self._encrypt(self._pending)
+                self._pending.clear()
+            tail = self._encryptor.finalize()  # GCM is a stream mode: nothing is held back
+            tag = self._encryptor.tag
+            self._destination.write(tail + tag)
+            self.artifact_bytes += len(tail) + len(tag)
+        finally:
+            super().close()
+
+
+def decrypt_stream(source: BinaryIO, session: SessionKey, *, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
+    """Yield the plaintext of an artifact read from `source` chunk by chunk. The last 16 bytes are
+    the tag, checked when the source is exhausted: ArtifactRejected is raised then (after the last
+    chunk) if it does not match, so a consumer must not trust what it got until the iterator ends."""
+    decryptor = Cipher(algorithms.AES(session.key), modes.GCM(session.nonce)).decryptor()
+    held = b""  # the last TAG_BYTES read so far: the tag, if nothing follows
+    total = 0
+    while chunk := source.read(chunk_size):
+        total += len(chunk)
+        data = held + chunk
+        held = data[-TAG_BYTES:]
+        body = data[:-TAG_BYTES]
+        if body:
+            yield decryptor.update(body)
+    if total < TAG_BYTES:
+        raise ArtifactRejected(f"the artifact has {total} bytes: too short to hold the {TAG_BYTES}-byte GCM tag")
+    try:
+        tail = decryptor.finalize_with_tag(held)
+    except InvalidTag:
+        raise ArtifactRejected(
+            "the artifact's AES-256-GCM tag does not match: the artifact was altered or truncated, "
+            "or the session key belongs to another order"
+        ) from None
+    if tail:
+        yield tail
+
+
+def decrypt_artifact(
+    artifact: str | os.PathLike[str],
+    session: SessionKey,
+    output: str | os.PathLike[str],
+    *,
+    transform: Callable[[Iterator[bytes]], Iterator[bytes]] | None = None,
+) -> int:
+    """Decrypt the artifact file into `output`, which appears only when the tag matched (it is
+    written to a temporary file beside it first). `transform` is applied to the plaintext chunks
+    (decompression). Returns the bytes written."""
+    target = Path(output)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
+    written = 0
+    try:
+        with open(artifact, "rb") as source, os.fdopen(handle, "wb") as sink:
+            chunks = decrypt_stream(source, session)
+            try:
+                for piece in transform(chunks) if transform else chunks:
+                    sink.write(piece)
+                    written += len(piece)
+            except ValueError:
+                # a transform that fails on altered data must not hide that the data were altered
+                for _ in chunks:
+                    pass
+                raise
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return written
