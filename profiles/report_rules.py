@@ -66,12 +66,17 @@ def public_key_pem(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Ite
             yield problem
 
 
+def parse_datetime(value: str) -> datetime:
+    """An ISO 8601 date-time as Python reads it; a leap second (second 60, which ISO 8601 allows and
+    Python's datetime does not) is read as second 59. ValueError when it is not one."""
+    return datetime.fromisoformat(_LEAP_SECOND.sub(r"\g<1>59", value))
+
+
 def utc_datetime(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
     if not isinstance(value, str):
         return
     try:
-        # ISO 8601 allows a leap second (second 60); Python's datetime does not
-        moment = datetime.fromisoformat(_LEAP_SECOND.sub(r"\g<1>59", value))
+        moment = parse_datetime(value)
     except ValueError:
         yield Finding("report-runat-invalid", f"{value!r} is not an ISO 8601 date-time (e.g. 2026-11-21T08:00:00Z)")
         return

@@ -5,9 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import shutil
+import tempfile
+import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -18,15 +23,19 @@ from profiles import Contract, load_contract
 from profiles.installation import INSTALLATION_OID_ARC
 from reference_impl import reads, writes
 from reference_impl.auth import ApplicationKeys, AuthPolicy, TokenVerifier, auth_middleware
-from reference_impl.outbox import Outbox, OutboxWorker, build_notification, create_schema, outbox_context
+from reference_impl.outbox import Backoff, Outbox, OutboxWorker, build_notification, create_schema, outbox_context
 from reference_impl.problems import PROBLEM_JSON, problem
 from reference_impl.ratelimit import RateLimiter, rate_limit_middleware
+from reference_impl.report_orders import REPORTS, ReportDesk, data_for, order_report
+from reference_impl.report_queue import ReportQueue
+from reference_impl.report_worker import DEFAULT_DELIVERY_DEADLINE, ReportWorker, report_worker_context
 from reference_impl.search import READ_PATHS, QueryBuilder, load_operations
 from reference_impl.state import SERVICE, Service
 from reference_impl.store import Store
 
 log = logging.getLogger("eris.serve")
 OUTBOX_WORKER = web.AppKey("outbox_worker", OutboxWorker)
+REPORT_WORKER = web.AppKey("report_worker", ReportWorker)
 APPLICATION_KEYS = web.AppKey("application_keys", ApplicationKeys)
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -52,6 +61,18 @@ class ServerSettings:
     rate_burst: int = 400
     source_change_every: float = 0.0
     """Seconds between simulated changes of seed data in the source system (each one notified); 0: none."""
+    local_root: str | None = None
+    """The folder `local` report deliveries go below; None: orders naming `local` are refused."""
+    spool_dir: str | None = None
+    """Where artifacts wait for delivery; None: beside a database file, or a temporary folder for :memory:."""
+    report_products: int = 250
+    """Size of the simulated product catalogue (product-level report rows = products x 8 cost elements)."""
+    report_backoff: Backoff | None = None
+    """Delays between delivery attempts; None: 1 s doubling to 60 s."""
+    report_delivery_deadline: float = DEFAULT_DELIVERY_DEADLINE
+    """Seconds after generation during which an unconfirmed delivery is retried."""
+    random_bytes: Callable[[int], bytes] = os.urandom
+    """The source of report session keys (injectable to test the 500 of a failing source)."""
 
 
 @web.middleware
@@ -85,6 +106,7 @@ def _routes(app: web.Application) -> None:
     app.router.add_patch("/v1/fixed-asset-documents", writes.update_fixed_asset_document)
     app.router.add_post("/v1/document-references", writes.create_document_reference)
     app.router.add_patch("/v1/document-references", writes.update_document_reference)
+    app.router.add_post("/v1/reports", order_report)
 
 
 def create_app(settings: ServerSettings | None = None, *, contract: Contract | None = None) -> web.Application:
@@ -113,14 +135,43 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
         service.change_listeners.append(_notifier(contract, outbox, worker))
         app[SERVICE] = service
         app[OUTBOX_WORKER] = worker
-        yield
+        with _spool(settings) as spool:
+            queue = ReportQueue(store.db, time.time)
+            local_root = Path(settings.local_root) if settings.local_root else None
+            reports = ReportWorker(
+                queue,
+                data_for(service, settings.report_products),
+                spool,
+                local_root=local_root,
+                backoff=settings.report_backoff,
+                delivery_deadline=settings.report_delivery_deadline,
+            )
+            app[REPORT_WORKER] = reports
+            app[REPORTS] = ReportDesk(queue, reports, local_root, settings.report_products, settings.random_bytes)
+            yield
         store.close()
 
     app.cleanup_ctx.append(service_context)
     app.cleanup_ctx.append(outbox_context(OUTBOX_WORKER))
+    app.cleanup_ctx.append(report_worker_context(REPORT_WORKER))
     if settings.source_change_every > 0:
         app.cleanup_ctx.append(_source_changes(settings.source_change_every))
     return app
+
+
+@contextlib.contextmanager
+def _spool(settings: ServerSettings) -> Iterator[Path]:
+    """The artifact spool: beside a database file (it must survive a restart with it), else temporary."""
+    if settings.spool_dir:
+        yield Path(settings.spool_dir)
+    elif settings.db != ":memory:":
+        yield Path(f"{settings.db}.spool")
+    else:
+        folder = tempfile.mkdtemp(prefix="eris-spool-")
+        try:
+            yield Path(folder)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _source_changes(every: float) -> Callable[[web.Application], AsyncIterator[None]]:

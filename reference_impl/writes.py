@@ -29,7 +29,7 @@ class Rejected(Exception):
         self.response = response
 
 
-async def _json_body(request: web.Request) -> dict[str, Any]:
+async def json_body(request: web.Request) -> dict[str, Any]:
     if request.content_type not in ("application/json", "application/fhir+json") and not request.content_type.endswith(
         "+json"
     ):
@@ -117,7 +117,7 @@ def _with_coding(concepts: list[Any], system: str, code: str) -> list[Any]:
     return concepts if present else [*concepts, {"coding": [{"system": system, "code": code}]}]
 
 
-def _handler(method):  # a small decorator: a Rejected write becomes its Problem Details answer
+def rejections_answered(method):  # a small decorator: a Rejected write becomes its Problem Details answer
     async def handle(request: web.Request) -> web.Response:
         try:
             return await method(request, request.app[SERVICE])
@@ -129,10 +129,10 @@ def _handler(method):  # a small decorator: a Rejected write becomes its Problem
     return handle
 
 
-@_handler
+@rejections_answered
 async def create_party(request: web.Request, service: Service) -> web.Response:
     """POST /v1/parties: a new Contractor; the service assigns id, number and the identifier value."""
-    body = await _json_body(request)
+    body = await json_body(request)
     _check(service, body, "Party", WRITE)
     contractor = service.contract.profiles["Contractor"]
     party = {key: value for key, value in body.items() if key not in ("id", "number")}
@@ -151,12 +151,12 @@ async def create_party(request: web.Request, service: Service) -> web.Response:
     return web.json_response(party)
 
 
-@_handler
+@rejections_answered
 async def update_party(request: web.Request, service: Service) -> web.Response:
     """PATCH /v1/parties?identifier=&owner=: the elements of the body replace those of the party."""
     if (missing := missing_required(request, service)) is not None:
         return missing
-    body = await _json_body(request)
+    body = await json_body(request)
     _check(service, body, "Party", WRITE)
     query = {name: values for name, values in query_lists(request).items() if name in ("identifier", "owner")}
     stored = _one(service, "Party", query)
@@ -171,11 +171,11 @@ async def update_party(request: web.Request, service: Service) -> web.Response:
     return web.json_response(party)
 
 
-@_handler
+@rejections_answered
 async def create_fixed_asset_document(request: web.Request, service: Service) -> web.Response:
     """POST /v1/fixed-asset-documents: writes the scan and workflow status of a document; a document
     not yet known (no identifier value of an existing one) is registered as new, status open."""
-    body = await _json_body(request)
+    body = await json_body(request)
     _check(service, body, "FixedAssetDocument", WRITE)
     known = [
         f"{i['system']}|{i['value']}"
@@ -205,13 +205,13 @@ async def create_fixed_asset_document(request: web.Request, service: Service) ->
     return web.json_response(document)
 
 
-@_handler
+@rejections_answered
 async def update_fixed_asset_document(request: web.Request, service: Service) -> web.Response:
     """PATCH /v1/fixed-asset-documents?identifier=: only attachment[].attribute[] workflow data change
     (workflow-status, workflow-link, workflow-system); every other element of the body is ignored."""
     if (missing := missing_required(request, service)) is not None:
         return missing
-    body = await _json_body(request)
+    body = await json_body(request)
     stored = _one(service, "FixedAssetDocument", {"identifier": [request.query["identifier"]]})
     document = json.loads(json.dumps(stored))
     attachments = document.setdefault("attachment", [])
@@ -232,11 +232,11 @@ async def update_fixed_asset_document(request: web.Request, service: Service) ->
     return web.json_response(document)
 
 
-@_handler
+@rejections_answered
 async def create_document_reference(request: web.Request, service: Service) -> web.Response:
     """POST /v1/document-references: an HrInboxDocument for the HR inbox. The source system (here
     simulated) rejects with 422 a document without an attachment holding data."""
-    body = await _json_body(request)
+    body = await json_body(request)
     _check(service, body, "DocumentReference", WRITE)
     hr_inbox = service.contract.profiles["HrInboxDocument"]
     if hr_inbox not in service.validator.recognised_profiles(body, "DocumentReference"):
@@ -255,10 +255,10 @@ async def create_document_reference(request: web.Request, service: Service) -> w
     return web.json_response({"message": f"document {identifier['system']}|{identifier['value']} registered"})
 
 
-@_handler
+@rejections_answered
 async def update_document_reference(request: web.Request, service: Service) -> web.Response:
     """PATCH /v1/document-references: a WarehouseDocument's status and type change."""
-    body = await _json_body(request)
+    body = await json_body(request)
     _check(service, body, "DocumentReference", WRITE)
     warehouse = service.contract.profiles["WarehouseDocument"]
     if warehouse not in service.validator.recognised_profiles(body, "DocumentReference"):

@@ -1,0 +1,141 @@
+"""POST /v1/reports: accept a report order, answer 202 at once, leave the rest to the worker.
+
+The answers follow the contract's Errors part, checked in this order: 401 (no valid token, the
+auth middleware) and 403 (no retrospective-report right); 400 for a body that is not a JSON
+object; 404 when reportId is missing (also when only groupId is given) or names no report this
+installation produces ("report type not found"); 400 for every other fault of the order (a
+missing publicKeyPem, a Month outside 1..12, a storage the service cannot use...) listing the
+validator's issues; 501 for the storage types not delivered yet; 500 when the session key
+cannot be made or sealed. 429 comes from the gateway rate limit before any of these.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+from profiles.report_rules import parse_datetime
+from reference_impl.auth import require_right
+from reference_impl.problems import problem
+from reference_impl.report_data import report_data
+from reference_impl.report_queue import OrderRow, ReportQueue
+from reference_impl.report_worker import ReportWorker
+from reference_impl.state import Service
+from reference_impl.writes import Rejected, json_body, rejections_answered
+from reports.crypto import SessionKey, min_rsa_bits_for_session_key, seal_session_key
+from reports.delivery import StorageNotSupported, StorageRefused, delivery_target
+from reports.generate import ReportData
+
+__all__ = ["REPORTS", "ReportDesk", "order_report"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ReportDesk:
+    """What the report handler and worker share on the application."""
+
+    queue: ReportQueue
+    worker: ReportWorker
+    local_root: Path | None
+    product_count: int
+    random_bytes: Callable[[int], bytes] = os.urandom
+    """The source of session keys; injectable so that a failing source can be tested (the 500)."""
+
+
+REPORTS = web.AppKey("reports", ReportDesk)
+
+
+def data_for(service: Service, product_count: int) -> Callable[[OrderRow], ReportData]:
+    """The report data of an order, read when it runs: a company gone since the order gets an empty report."""
+
+    def read(order: OrderRow) -> ReportData:
+        tax_no = order.parameters["CompanyTaxNo"]
+        year, month = int(order.parameters["Year"]), int(order.parameters["Month"])
+        found = report_data(service, tax_no, year, month, product_count)
+        return found or ReportData(company_tax_no=tax_no, company_name="", cost_centers=(), product_count=0)
+
+    return read
+
+
+@rejections_answered
+async def order_report(request: web.Request, service: Service) -> web.Response:
+    require_right(request)
+    desk = request.app[REPORTS]
+    order = await json_body(request)
+    _check_report_id(service, order)
+    errors = [i for i in service.validator.iter_issues(order, resource_type="ReportOrder") if i.is_error]
+    if errors:
+        faults = "; ".join(f"{i.message} (at {i.location or '/'})" for i in errors)
+        raise Rejected(problem(400, f"the report order is malformed: {faults}", issues=[i.to_dict() for i in errors]))
+    public_key = _public_key(order["publicKeyPem"])
+    _check_company(service, desk, order)
+    try:
+        delivery_target(order["storage"]["type"], order["storage"]["connectionString"], local_root=desk.local_root)
+    except StorageNotSupported as refused:
+        raise Rejected(problem(501, str(refused))) from None
+    except StorageRefused as refused:
+        detail = str(refused) if "storage." in str(refused) else f"storage.connectionString: {refused}"
+        raise Rejected(problem(400, detail, parameter="storage.connectionString")) from None
+    try:
+        session = SessionKey.generate(desk.random_bytes)
+        sealed = seal_session_key(public_key, session)
+    except Exception:
+        log.exception("the session key of a report order could not be made or sealed")
+        raise Rejected(
+            problem(500, "the cryptographic function is unavailable: the AES session key could not be generated")
+        ) from None
+    execution_id = str(uuid.uuid4())
+    run_at = parse_datetime(order["runAt"]).timestamp()
+    desk.queue.add(execution_id=execution_id, order=order, run_at=run_at, session_key=session)
+    desk.worker.wake()
+    return web.json_response(
+        {"executionId": execution_id, "encryptedSessionKey": base64.b64encode(sealed).decode("ascii")}, status=202
+    )
+
+
+def _check_report_id(service: Service, order: dict[str, Any]) -> None:
+    report_id = order.get("reportId")
+    if report_id is None:
+        why = "only groupId is given, and groupId does not choose a report" if "groupId" in order else "no reportId"
+        raise Rejected(problem(404, f"report type not found: {why}"))
+    if not isinstance(report_id, str) or report_id not in service.contract.operations:
+        raise Rejected(problem(404, f"report type not found: {report_id!r}"))
+
+
+def _public_key(pem: str) -> RSAPublicKey:
+    key = load_pem_public_key(pem.strip().encode("ascii"))  # the validator has read it already
+    assert isinstance(key, RSAPublicKey)
+    if key.key_size < min_rsa_bits_for_session_key():
+        raise Rejected(
+            problem(
+                400,
+                f"publicKeyPem is an RSA key of {key.key_size} bits: too small to seal the 44-byte session key "
+                f"with RSA-OAEP SHA-256 (at least {min_rsa_bits_for_session_key()} bits; 4096 are recommended)",
+                parameter="publicKeyPem",
+            )
+        )
+    return key
+
+
+def _check_company(service: Service, desk: ReportDesk, order: dict[str, Any]) -> None:
+    parameters = order["parameters"]
+    tax_no = parameters["CompanyTaxNo"]
+    if report_data(service, tax_no, int(parameters["Year"]), int(parameters["Month"]), 0) is None:
+        raise Rejected(
+            problem(
+                400,
+                f"parameters.CompanyTaxNo {tax_no!r} is not the tax number of a company of this installation",
+                parameter="parameters.CompanyTaxNo",
+            )
+        )
