@@ -1,0 +1,491 @@
+"""The integrator's local HTTP receiver: where a service delivers report artifacts and pushes notifications.
+
+The contract (Interface Specification, Events) delivers a finished report to an HTTP target as a POST of the
+encrypted artifact, confirmed by the integrator with a 2xx; notifications are pushed Notification resources.
+The push address and transport are not shown, so the receiver takes what a conformance run or `eris receive`
+needs:
+
+- ``POST /reports/<name>``: an artifact, any content type, streamed to ``<directory>/<name>``; a repeated
+  delivery under the same name is kept beside it as ``<name>.2``, ``<name>.3``...
+- ``POST /notifications``: a JSON object, recorded.
+
+Callers are synchronous (pytest, the CLI), so the aiohttp server runs its own event loop in a daemon thread and
+every query or wait is a plain blocking call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import errno
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from multidict import CIMultiDict, CIMultiDictProxy
+
+__all__ = [
+    "CHUNK_SIZE",
+    "NAME_PATTERN",
+    "Delivery",
+    "InboundExchange",
+    "Receiver",
+    "ReceiverStartError",
+    "is_valid_delivery_name",
+]
+
+CHUNK_SIZE = 1 << 20
+"""Bytes read from an upload at a time: memory stays at one chunk whatever the size of the artifact."""
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,200}")
+"""Delivery names: one safe path segment. The length cap leaves room for the ``.N`` of repeats within the
+255-byte file-name limit of common file systems."""
+
+_START_TIMEOUT = 10.0
+_SHUTDOWN_TIMEOUT = 2.0
+"""Seconds stop() lets a request in flight finish: a test simulating a receiver that goes down must not hang."""
+
+_PART_PREFIX = "~incoming-"
+"""'~' cannot occur in a delivery name, so an upload in progress never collides with a delivered file."""
+
+_STARTED_KEY = web.RequestKey("eris_started", float)
+_STARTED_MONOTONIC_KEY = web.RequestKey("eris_started_monotonic", float)
+_BODY_KEY = web.RequestKey("eris_body", bytes)
+_BODY_SIZE_KEY = web.RequestKey("eris_body_size", int)
+
+
+class ReceiverStartError(OSError):
+    """The receiver could not listen on its host and port (most often: the port is taken)."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One artifact received and saved complete.
+
+    ``headers`` are the request headers, names in lower case; repeated headers are joined with ", ".
+    """
+
+    name: str
+    path: Path
+    size: int
+    sha256: str
+    headers: dict[str, str]
+    received_at: float
+
+
+@dataclass(frozen=True)
+class InboundExchange:
+    """One request the receiver answered, with its answer: the material of a HAR log.
+
+    ``request_body`` is kept for notifications only (small JSON); artifacts are on disk, so theirs is None.
+    ``request_body_size`` is the number of bytes the receiver read, or, for a body it did not read (a 404 or
+    405), the declared Content-Length, -1 when none was declared. Header names are in lower case.
+    """
+
+    started: float
+    duration: float
+    method: str
+    url: str
+    request_headers: dict[str, str]
+    request_body: bytes | None
+    request_body_size: int
+    status: int
+    response_headers: dict[str, str]
+    response_body: bytes
+
+
+def is_valid_delivery_name(name: str) -> bool:
+    """Whether ``name`` can name a delivery: one path segment of [A-Za-z0-9._-], neither "." nor ".."."""
+    return isinstance(name, str) and NAME_PATTERN.fullmatch(name) is not None and name not in {".", ".."}
+
+
+def _check_name(name: str) -> None:
+    if not is_valid_delivery_name(name):
+        raise ValueError(
+            f"invalid delivery name {name!r}: use 1 to 200 characters of A-Z, a-z, 0-9, '.', '_', '-' (not '.' or '..')"
+        )
+
+
+def _flatten_headers(headers: CIMultiDictProxy[str] | CIMultiDict[str]) -> dict[str, str]:
+    flat: dict[str, str] = {}
+    for key, value in headers.items():
+        key = key.lower()
+        flat[key] = f"{flat[key]}, {value}" if key in flat else value
+    return flat
+
+
+class Receiver:
+    """A local HTTP server receiving report deliveries and notifications, driven from synchronous code.
+
+    ``directory`` is where artifacts are saved; None means a temporary directory created by start() and removed,
+    with its files, by stop(). ``public_url`` is how the service reaches the receiver when that is not
+    ``http://host:port`` (a tunnel, a container network).
+
+    A Receiver can be stopped and started again: it listens on the same port as before, so the URLs given to a
+    service stay valid (a receiver that is down, then recovers), and it keeps what it has recorded.
+    """
+
+    def __init__(
+        self,
+        directory: str | Path | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        public_url: str | None = None,
+    ) -> None:
+        self.host = host
+        self._requested_port = port
+        self._bound_port: int | None = None
+        self._public_url = public_url.rstrip("/") if public_url else None
+        self._configured_directory = Path(directory) if directory is not None else None
+        self._directory: Path | None = self._configured_directory
+        self._temporary_directory = False
+
+        # One condition guards every record; the waits sleep on it until a handler notifies.
+        self._records = threading.Condition()
+        self._deliveries: list[Delivery] = []
+        self._notifications: list[dict[str, Any]] = []
+        self._exchanges: list[InboundExchange] = []
+        self._failures_left = 0
+        self._failure_status = 500
+
+        self._lifecycle = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+
+    # Lifecycle
+
+    def start(self) -> Receiver:
+        """Listen and serve in a background thread; return self. Raises ReceiverStartError if it cannot listen."""
+        with self._lifecycle:
+            if self._loop is not None:
+                raise RuntimeError("the receiver is already running")
+            self._prepare_directory()
+            port = self._bound_port if self._bound_port is not None else self._requested_port
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=self._run_loop, args=(loop,), name="eris-receiver", daemon=True)
+            thread.start()
+            try:
+                runner, bound_port = asyncio.run_coroutine_threadsafe(self._open(port), loop).result(_START_TIMEOUT)
+            except BaseException as error:
+                loop.call_soon_threadsafe(loop.stop)
+                thread.join()
+                self._remove_temporary_directory()
+                if isinstance(error, OSError) and not isinstance(error, ReceiverStartError):
+                    raise self._start_error(port, error) from error
+                raise
+            self._loop, self._thread, self._runner = loop, thread, runner
+            self._bound_port = bound_port
+            return self
+
+    def stop(self) -> None:
+        """Stop serving, join the thread and free the port; remove a temporary directory. Safe to call twice."""
+        with self._lifecycle:
+            loop, thread, runner = self._loop, self._thread, self._runner
+            if loop is None or thread is None or runner is None:
+                return
+            self._loop = self._thread = self._runner = None
+            try:
+                asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(_SHUTDOWN_TIMEOUT + _START_TIMEOUT)
+            finally:
+                loop.call_soon_threadsafe(loop.stop)
+                thread.join()
+                self._remove_temporary_directory()
+
+    def __enter__(self) -> Receiver:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        """Whether the receiver is listening now."""
+        return self._loop is not None
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the one chosen by the system when 0 was asked), or the requested one before start."""
+        return self._bound_port if self._bound_port is not None else self._requested_port
+
+    @property
+    def directory(self) -> Path:
+        """Where artifacts are saved; a temporary directory exists only between start() and stop()."""
+        if self._directory is None:
+            raise RuntimeError("the receiver has no directory until start()")
+        return self._directory
+
+    # Addresses
+
+    @property
+    def url(self) -> str:
+        """The base URL a service uses: ``public_url`` if given, else ``http://host:port`` of the listening socket."""
+        if self._public_url is not None:
+            return self._public_url
+        if self._bound_port is None:
+            raise RuntimeError("the receiver has no URL until start() (or give public_url)")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self._bound_port}"
+
+    def delivery_url(self, name: str) -> str:
+        """The URL a service POSTs the artifact of one order to. Raises ValueError for an invalid name."""
+        _check_name(name)
+        return f"{self.url}/reports/{name}"
+
+    @property
+    def notification_url(self) -> str:
+        """The URL a service pushes Notification resources to."""
+        return f"{self.url}/notifications"
+
+    # Records and waits
+
+    def deliveries(self, name: str | None = None) -> list[Delivery]:
+        """Every complete delivery (under ``name`` if given), repeats included, in arrival order."""
+        with self._records:
+            return [delivery for delivery in self._deliveries if name is None or delivery.name == name]
+
+    def wait_for_delivery(self, name: str, timeout: float) -> Delivery:
+        """The first delivery under ``name``, waiting up to ``timeout`` seconds; TimeoutError if none arrives."""
+        _check_name(name)
+        url = self.delivery_url(name)
+        with self._records:
+            if not self._records.wait_for(lambda: any(d.name == name for d in self._deliveries), timeout):
+                received = sorted({delivery.name for delivery in self._deliveries})
+                raise TimeoutError(
+                    f"no report delivery arrived at {url} within {timeout:g} s "
+                    f"(deliveries received under other names: {', '.join(received) or 'none'}; "
+                    f"requests answered: {len(self._exchanges)})"
+                )
+            return next(delivery for delivery in self._deliveries if delivery.name == name)
+
+    def notifications(self) -> list[dict[str, Any]]:
+        """Every notification received, in arrival order (copies: changing them changes no record)."""
+        with self._records:
+            return copy.deepcopy(self._notifications)
+
+    def wait_for_notification(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]:
+        """The first notification, received before or during the wait, for which ``predicate`` is true.
+
+        Waits up to ``timeout`` seconds; TimeoutError if none matches. An exception of the predicate propagates,
+        so a predicate meant for malformed notifications too should use ``.get``.
+        """
+        matched: list[dict[str, Any]] = []
+        examined = 0
+
+        def found() -> bool:
+            # Each notification goes through the predicate once, however often the condition wakes up.
+            nonlocal examined
+            while examined < len(self._notifications):
+                notification = self._notifications[examined]
+                examined += 1
+                if predicate(copy.deepcopy(notification)):
+                    matched.append(notification)
+                    return True
+            return False
+
+        with self._records:
+            if not self._records.wait_for(found, timeout):
+                raise TimeoutError(
+                    f"no notification matching the predicate arrived at {self.notification_url} within {timeout:g} s "
+                    f"({len(self._notifications)} notifications received)"
+                )
+            return copy.deepcopy(matched[0])
+
+    def exchanges(self) -> list[InboundExchange]:
+        """Every request the receiver answered, with its answer, in the order the answers were sent."""
+        with self._records:
+            return list(self._exchanges)
+
+    def fail_next(self, count: int, status: int = 500) -> None:
+        """Answer the next ``count`` requests, of any kind, with ``status`` instead of serving them.
+
+        Replaces any count still pending (0 cancels). The request body is read and discarded first, so the
+        service sees a clean answer rather than a reset connection.
+        """
+        if count < 0:
+            raise ValueError(f"count must be 0 or more, got {count}")
+        if not 400 <= status <= 599:
+            raise ValueError(f"a failure status must be 4xx or 5xx, got {status}")
+        with self._records:
+            self._failures_left = count
+            self._failure_status = status
+
+    # Internals: lifecycle
+
+    def _prepare_directory(self) -> None:
+        if self._configured_directory is None:
+            self._directory = Path(tempfile.mkdtemp(prefix="eris-receiver-"))
+            self._temporary_directory = True
+        else:
+            self._configured_directory.mkdir(parents=True, exist_ok=True)
+
+    def _remove_temporary_directory(self) -> None:
+        if self._temporary_directory and self._directory is not None:
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None
+            self._temporary_directory = False
+
+    def _start_error(self, port: int, error: OSError) -> ReceiverStartError:
+        # asyncio's own message repeats the address; the system's wording of the errno is enough beside ours.
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        hint = (
+            "; another process (or another receiver) is using that port: choose another, or 0 for any free port"
+            if error.errno == errno.EADDRINUSE
+            else ""
+        )
+        return ReceiverStartError(error.errno, f"the receiver cannot listen on {self.host}:{port}: {reason}{hint}")
+
+    @staticmethod
+    def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_forever()
+        finally:
+            # Tasks still pending after the runner's cleanup would warn when the loop is closed.
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    async def _open(self, port: int) -> tuple[web.AppRunner, int]:
+        app = web.Application(middlewares=[self._failure_middleware])
+        app.router.add_post("/reports/{name}", self._receive_artifact)
+        app.router.add_post("/notifications", self._receive_notification)
+        app.on_response_prepare.append(self._record_exchange)
+        runner = web.AppRunner(app, access_log=None, shutdown_timeout=_SHUTDOWN_TIMEOUT)
+        await runner.setup()
+        try:
+            # SO_REUSEADDR lets a restart bind the port at once despite connections of the last run in TIME_WAIT.
+            site = web.TCPSite(runner, self.host, port, reuse_address=True)
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        return runner, runner.addresses[0][1]
+
+    # Internals: request handling (event-loop thread)
+
+    @web.middleware
+    async def _failure_middleware(
+        self, request: web.Request, handler: Callable[[web.Request], Any]
+    ) -> web.StreamResponse:
+        request[_STARTED_KEY] = time.time()
+        # The wall clock dates the exchange; durations come from the monotonic clock, which cannot jump.
+        request[_STARTED_MONOTONIC_KEY] = time.monotonic()
+        with self._records:
+            status = self._failure_status if self._failures_left > 0 else None
+            if status is not None:
+                self._failures_left -= 1
+        if status is None:
+            return await handler(request)
+        if request.path == "/notifications":
+            body = await request.read()
+            request[_BODY_KEY] = body
+            request[_BODY_SIZE_KEY] = len(body)
+        else:
+            size = 0
+            async for chunk in request.content.iter_chunked(CHUNK_SIZE):
+                size += len(chunk)
+            request[_BODY_SIZE_KEY] = size
+        return web.Response(status=status, text=f"simulated failure: the receiver was told to answer {status}\n")
+
+    async def _receive_artifact(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if not is_valid_delivery_name(name):
+            raise web.HTTPNotFound(text=f"invalid delivery name {name!r}\n")
+        directory = self.directory
+        descriptor, part_name = tempfile.mkstemp(dir=directory, prefix=_PART_PREFIX, suffix=".part")
+        part = Path(part_name)
+        digest = hashlib.sha256()
+        size = 0
+        try:
+            with os.fdopen(descriptor, "wb") as out:
+                async for chunk in request.content.iter_chunked(CHUNK_SIZE):
+                    out.write(chunk)
+                    digest.update(chunk)
+                    size += len(chunk)
+                    request[_BODY_SIZE_KEY] = size
+        except BaseException:
+            # A broken upload must never become a delivery.
+            part.unlink(missing_ok=True)
+            raise
+        with self._records:
+            target = self._free_target(directory, name)
+            part.replace(target)
+            delivery = Delivery(
+                name=name,
+                path=target,
+                size=size,
+                sha256=digest.hexdigest(),
+                headers=_flatten_headers(request.headers),
+                received_at=time.time(),
+            )
+            self._deliveries.append(delivery)
+            self._records.notify_all()
+        return web.json_response({"received": size, "sha256": delivery.sha256})
+
+    @staticmethod
+    def _free_target(directory: Path, name: str) -> Path:
+        """The first of name, name.2, name.3... not on disk (files of an earlier run are never overwritten)."""
+        target = directory / name
+        repeat = 1
+        while target.exists():
+            repeat += 1
+            target = directory / f"{name}.{repeat}"
+        return target
+
+    async def _receive_notification(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        request[_BODY_KEY] = body
+        request[_BODY_SIZE_KEY] = len(body)
+        try:
+            notification = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise web.HTTPBadRequest(text=f"the notification body is not valid JSON: {error}\n") from None
+        if not isinstance(notification, dict):
+            raise web.HTTPBadRequest(
+                text=f"the notification body must be a JSON object, not a JSON {type(notification).__name__}\n"
+            )
+        with self._records:
+            self._notifications.append(notification)
+            self._records.notify_all()
+        return web.json_response({"received": True})
+
+    async def _record_exchange(self, request: web.Request, response: web.StreamResponse) -> None:
+        # on_response_prepare runs once the headers are final, so the log shows what was actually sent.
+        started = request.get(_STARTED_KEY, time.time())
+        duration = time.monotonic() - request.get(_STARTED_MONOTONIC_KEY, time.monotonic())
+        if _BODY_SIZE_KEY in request:
+            body_size = request[_BODY_SIZE_KEY]
+        elif not request.body_exists:
+            body_size = 0
+        else:
+            body_size = request.content_length if request.content_length is not None else -1
+        response_body = response.body if isinstance(response, web.Response) else None
+        exchange = InboundExchange(
+            started=started,
+            duration=duration,
+            method=request.method,
+            url=str(request.url),
+            request_headers=_flatten_headers(request.headers),
+            request_body=request.get(_BODY_KEY),
+            request_body_size=body_size,
+            status=response.status,
+            response_headers=_flatten_headers(response.headers),
+            response_body=response_body if isinstance(response_body, bytes) else b"",
+        )
+        with self._records:
+            self._exchanges.append(exchange)
