@@ -17,6 +17,7 @@ from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, mint_token
 
 DEFAULT_KEYS = ".eris/keys"
 DEFAULT_DB = "eris-serve.db"
+DEFAULT_LOCAL_ROOT = "eris-deliveries"
 CONFIG_TOKEN_LIFETIME = 7 * 24 * 3600
 
 
@@ -62,6 +63,19 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default=0.0,
         metavar="SECONDS",
         help="simulate the source system changing a Contractor every SECONDS (each change notified)",
+    )
+    serve.add_argument(
+        "--local-root",
+        default=DEFAULT_LOCAL_ROOT,
+        metavar="DIR",
+        help=f"folder that report deliveries of storage type local go below (default {DEFAULT_LOCAL_ROOT})",
+    )
+    serve.add_argument(
+        "--report-products",
+        type=int,
+        default=250,
+        metavar="N",
+        help="size of the simulated product catalogue: the product-level report has N x 8 rows (default 250)",
     )
     serve.add_argument(
         "--write-config",
@@ -159,7 +173,11 @@ def run_serve(args: argparse.Namespace) -> int:
             application_keys=ApplicationKeys.load_or_create(args.keys),
             token_on_every_endpoint=args.token_on_every_endpoint,
             source_change_every=args.source_changes,
+            local_root=args.local_root,
+            report_products=args.report_products,
         )
+        if args.report_products < 0:
+            raise ValueError(f"--report-products must be 0 or more, not {args.report_products}")
         settings.rate_per_second, settings.rate_burst = _rate(args.rate_limit)
         app = create_app(settings)
     except (ValueError, OSError, ConfigError) as error:

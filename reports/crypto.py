@@ -114,15 +114,18 @@ def open_session_key(private_key: rsa.RSAPrivateKey, sealed: bytes) -> SessionKe
 
 class ArtifactEncryptor(io.RawIOBase):
     """A write-only binary stream that encrypts what is written into `destination`; `close()` writes
-    the tag. Writes of any size are gathered into chunks of `chunk_size` and encrypted with
-    `update_into` into one reused buffer, so a large report costs one chunk of memory."""
+    the tag. A large write is encrypted straight from the caller's buffer (in pieces of at most
+    `chunk_size`); small writes are gathered first, so that the cost per call stays negligible.
+    Output goes through one reused buffer: a report of any size costs one chunk of memory."""
 
     def __init__(self, destination: BinaryIO, session: SessionKey, *, chunk_size: int = CHUNK_SIZE) -> None:
         super().__init__()
         self._destination = destination
         self._encryptor = Cipher(algorithms.AES(session.key), modes.GCM(session.nonce)).encryptor()
         self._chunk_size = chunk_size
-        self._pending = bytearray()
+        self._direct_from = max(1, chunk_size // 16)
+        self._pending = bytearray(chunk_size)
+        self._filled = 0
         self._out = bytearray(chunk_size + 15)  # update_into needs room for a block more than it is given
         self.plaintext_bytes = 0
         self.artifact_bytes = 0
@@ -136,19 +139,24 @@ class ArtifactEncryptor(io.RawIOBase):
         view = memoryview(data).cast("B")
         size = len(view)
         self.plaintext_bytes += size
-        if self._pending:
-            room = self._chunk_size - len(self._pending)
-            self._pending += view[:room]
-            view = view[room:]
-            if len(self._pending) < self._chunk_size:
-                return size
-            self._encrypt(self._pending)
-            self._pending.clear()
-        while len(view) >= self._chunk_size:  # whole chunks straight from the caller's buffer, no copy
-            self._encrypt(view[: self._chunk_size])
-            view = view[self._chunk_size :]
-        self._pending += view
+        if size >= self._direct_from:
+            self._flush_pending()
+            for start in range(0, size, self._chunk_size):
+                self._encrypt(view[start : start + self._chunk_size])
+            return size
+        while view:
+            taken = min(len(view), self._chunk_size - self._filled)
+            self._pending[self._filled : self._filled + taken] = view[:taken]
+            self._filled += taken
+            view = view[taken:]
+            if self._filled == self._chunk_size:
+                self._flush_pending()
         return size
+
+    def _flush_pending(self) -> None:
+        if self._filled:
+            self._encrypt(memoryview(self._pending)[: self._filled])
+            self._filled = 0
 
     def _encrypt(self, chunk: bytes | bytearray | memoryview) -> None:
         written = self._encryptor.update_into(chunk, self._out)
@@ -160,9 +168,7 @@ class ArtifactEncryptor(io.RawIOBase):
         if self.closed:
             return
         try:
-            if self._pending:
-                self._encrypt(self._pending)
-                self._pending.clear()
+            self._flush_pending()
             tail = self._encryptor.finalize()  # GCM is a stream mode: nothing is held back
             tag = self._encryptor.tag
             self._destination.write(tail + tag)

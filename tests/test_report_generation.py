@@ -9,6 +9,7 @@ import io
 import math
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
@@ -23,7 +24,7 @@ from reference_impl.seed import OWN_ORGANIZATION_NAME, OWN_ORGANIZATION_NIP, see
 from reference_impl.state import Service
 from reference_impl.store import Store
 from reports.crypto import ArtifactEncryptor, SessionKey, decrypt_stream
-from reports.generate import CostCenterBasis, ReportData, ReportRequest, write_report
+from reports.generate import WRITE_BUFFER_BYTES, CostCenterBasis, ReportData, ReportRequest, write_report
 from reports.layouts import COST_ELEMENTS, DESCRIPTION, LAYOUTS, layout_markdown
 
 COST = "cost-calculation"
@@ -251,7 +252,9 @@ def test_a_large_report_is_written_one_row_group_per_batch(large_parquet):
     assert rows == metadata.num_rows == 400_000
     assert metadata.num_row_groups == math.ceil(rows / 16_384)
     assert max(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)) <= 16_384
-    assert len(sink.write_sizes) > metadata.num_row_groups
+    # streamed in pieces of pyarrow's 1 MiB buffer, not as one file at the end
+    assert len(sink.write_sizes) >= len(sink.data) // WRITE_BUFFER_BYTES > 1
+    assert max(sink.write_sizes) <= WRITE_BUFFER_BYTES
 
 
 def test_a_large_report_never_holds_more_than_a_few_batches(large_parquet):
@@ -260,11 +263,11 @@ def test_a_large_report_never_holds_more_than_a_few_batches(large_parquet):
     assert max(held) < whole / 4, (max(held), whole)
 
 
-def test_csv_is_written_in_many_small_pieces():
+def test_csv_is_written_in_pieces_of_at_most_the_write_buffer():
     rows, sink = generate(PRODUCTS, "csv", ReportData("1", "x", (), product_count=5_000), batch_rows=4_096)
     assert rows == 40_000
-    assert len(sink.write_sizes) >= math.ceil(rows / 4_096)
-    assert max(sink.write_sizes) < len(sink.data) / 4
+    assert len(sink.write_sizes) >= len(sink.data) // WRITE_BUFFER_BYTES > 1
+    assert max(sink.write_sizes) <= WRITE_BUFFER_BYTES
 
 
 # -- errors ------------------------------------------------------------------------------------------
@@ -334,3 +337,8 @@ def test_an_asset_stops_depreciating_once_written_off_and_the_last_month_takes_t
     assert sum(by_month) == Decimal("1000.00")
     assert by_month[23] == Decimal("1000.00") - 23 * Decimal("41.67")
     assert by_month[24:] == [0, 0]
+
+
+def test_the_readme_shows_the_column_layouts_the_code_writes():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert layout_markdown() in readme

@@ -6,6 +6,7 @@ Every server started here is stopped by its pid in a `finally`."""
 
 from __future__ import annotations
 
+import base64
 import os
 import queue
 import re
@@ -20,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pyarrow.parquet as pq
 import pytest
 from serve_fixtures import CONTRACT, PROBLEM_JSON, seed_of
 
@@ -213,3 +215,54 @@ def test_a_bad_seed_exits_2_with_one_line(tmp_path: Path, spec: str) -> None:
     assert len(lines) == 1, result.stderr
     assert "--seed" in lines[0] and spec in lines[0]
     assert not (tmp_path / "x.db").exists()
+
+
+def test_serve_delivers_local_reports_below_its_root_with_the_catalogue_size_asked(tmp_path: Path) -> None:
+    from reports.crypto import decrypt_artifact, open_session_key
+    from reports.keys import generate_key_pair, public_key_pem
+
+    root = tmp_path / "deliveries"
+    key = generate_key_pair(2048)
+    order = {
+        "reportId": "product-level-cost-calculation",
+        "format": "parquet",
+        "publicKeyPem": public_key_pem(key),
+        "runAt": "2024-01-01T00:00:00Z",
+        "storage": {"type": "local", "connectionString": "finance"},
+        "parameters": {"CompanyTaxNo": "7251801126", "Year": "2024", "Month": "5"},
+    }
+    with serve(tmp_path, "--local-root", str(root), "--report-products", "16") as served:
+        headers = {"Authorization": f"Bearer {_token(tmp_path / 'keys')}"}
+        answer = httpx.post(f"{served.url}/v1/reports", json=order, headers=headers, timeout=10)
+        assert answer.status_code == 202, answer.text
+        execution_id = answer.json()["executionId"]
+        artifact = root / "finance" / f"{execution_id}.parquet.enc"
+        deadline = time.monotonic() + 20
+        while not artifact.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    session = open_session_key(key, base64.b64decode(answer.json()["encryptedSessionKey"]))
+    decrypt_artifact(artifact, session, tmp_path / "report.parquet")
+    assert pq.read_metadata(tmp_path / "report.parquet").num_rows == 16 * 8
+
+
+def test_a_negative_catalogue_size_exits_2_with_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            *_eris(),
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            ":memory:",
+            "--keys",
+            str(tmp_path / "k"),
+            "--report-products",
+            "-1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "--report-products" in result.stderr
