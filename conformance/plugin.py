@@ -1,0 +1,295 @@
+"""The pytest plugin of the conformance suite (entry point `pytest11: eris`).
+
+Options name the target; fixtures give the tests what they need to check any implementation:
+
+- `target`: the target description (`conformance.target.Target`);
+- `contract`, `validator`: the contract data for the target's installation, and the validator;
+- `api`: an HTTP client of the target (`Api`), every exchange recorded for the report;
+- `receiver`: the local HTTP receiver for report deliveries and notifications (started on first
+  use, once per session);
+- `report_key`: a fresh RSA-4096 key pair for one report order.
+
+A conformance test names what it checks with `@pytest.mark.requirement("ERIS-READ-001", ...)`.
+Each test's outcome, requirements and exchanges travel in its report's `user_properties`, so that
+they reach the controller under pytest-xdist too; `OUTCOMES` collects them there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from conformance.target import Target, TargetError, load_target
+from conformance.traffic import Exchange, Traffic, exchange_of_response
+
+__all__ = ["OUTCOMES", "Api", "TestOutcome"]
+
+REQUIREMENTS_PROPERTY = "eris_requirements"
+EXCHANGES_PROPERTY = "eris_exchanges"
+MAX_RETRY_AFTER = 30.0
+
+
+@dataclass
+class TestOutcome:
+    nodeid: str
+    outcome: str = "passed"
+    """passed, failed, skipped or error (a failure outside the test's own body)."""
+    requirements: list[str] = field(default_factory=list)
+    message: str = ""
+    duration: float = 0.0
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
+
+
+OUTCOMES = pytest.StashKey[dict[str, TestOutcome]]()
+TRAFFIC = pytest.StashKey[Traffic]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("eris", "eris conformance target")
+    group.addoption("--eris-target", metavar="FILE.toml", help="the conformance target description")
+    group.addoption("--eris-base-url", metavar="URL", help="base URL of the target, without /v1 (overrides the file)")
+    group.addoption("--eris-token", metavar="TOKEN", help="Bearer token with the report right (overrides the file)")
+    group.addoption(
+        "--eris-delivery-timeout", type=float, metavar="SECONDS", help="wait for a delivery or notification"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this conformance test checks")
+    config.stash[OUTCOMES] = {}
+    config.stash[TRAFFIC] = Traffic()
+    config.pluginmanager.register(_OutcomeCollector(config.stash[OUTCOMES]), "eris-outcomes")
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> Target:
+    try:
+        return load_target(
+            pytestconfig.getoption("eris_target"),
+            base_url=pytestconfig.getoption("eris_base_url"),
+            token=pytestconfig.getoption("eris_token"),
+            delivery_timeout=pytestconfig.getoption("eris_delivery_timeout"),
+        )
+    except TargetError as error:
+        pytest.exit(f"eris: {error}", returncode=2)
+
+
+@pytest.fixture(scope="session")
+def contract(target: Target) -> Any:
+    from profiles import load_contract
+
+    return load_contract(target.config_path)
+
+
+@pytest.fixture(scope="session")
+def validator(contract: Any) -> Any:
+    from conformance.validator import Validator
+
+    return Validator(contract)
+
+
+class Api:
+    """The target over HTTP (httpx). Every exchange is recorded for the test that made it. A 429
+    is waited out as its Retry-After says and repeated, so the gateway limit never fails a check."""
+
+    def __init__(self, target: Target, validator: Any, traffic: Traffic, *, timeout: float = 30.0) -> None:
+        self.target = target
+        self.validator = validator
+        self.traffic = traffic
+        self.client = httpx.Client(base_url=target.base_url, timeout=timeout)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Any = None,
+        json: Any = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        token: str | None = None,
+    ) -> httpx.Response:
+        """`token`: sent as Bearer when given. Reads carry no token unless asked: the contract
+        fixes authentication of POST /v1/reports only."""
+        headers = dict(headers or {})
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        for _ in range(4):
+            started = time.time()
+            response = self.client.request(method, path, params=params, json=json, content=content, headers=headers)
+            self.traffic.record(exchange_of_response(response, started))
+            if response.status_code != 429:
+                return response
+            time.sleep(min(MAX_RETRY_AFTER, _retry_after(response)))
+        return response
+
+    def get(self, path: str, params: Any = None, **kwargs: Any) -> httpx.Response:
+        return self.request("GET", path, params=params, **kwargs)
+
+    def post(self, path: str, json: Any = None, **kwargs: Any) -> httpx.Response:
+        return self.request("POST", path, json=json, **kwargs)
+
+    def patch(self, path: str, json: Any = None, params: Any = None, **kwargs: Any) -> httpx.Response:
+        return self.request("PATCH", path, json=json, params=params, **kwargs)
+
+    def read(self, path: str, params: Any = None, *, resource_type: str | None = None) -> list[dict[str, Any]]:
+        """A read that must succeed: 200, a JSON envelope with `items` (a list) and `nextToken`, and
+        every item valid by the validator as `resource_type` (when given). Returns the items."""
+        response = self.get(path, params)
+        assert response.status_code == 200, f"GET {response.request.url} answered {response.status_code}"
+        body = _json(response)
+        assert isinstance(body, dict) and isinstance(body.get("items"), list), (
+            f"GET {response.request.url}: the answer is not the envelope {{items, nextToken}}"
+        )
+        assert "nextToken" in body, f"GET {response.request.url}: the envelope has no nextToken"
+        if resource_type is not None:
+            for position, item in enumerate(body["items"]):
+                self.assert_valid(item, resource_type, where=f"GET {response.request.url} items[{position}]")
+        return body["items"]
+
+    def read_all(self, path: str, params: dict[str, Any] | None = None, **kwargs: Any) -> list[dict[str, Any]]:
+        """Every item of a read, page by page (count 100, offset advanced) until a short page."""
+        found: list[dict[str, Any]] = []
+        while True:
+            page = self.read(path, {**(params or {}), "count": 100, "offset": len(found)}, **kwargs)
+            found += page
+            if len(page) < 100 or len(found) >= 10_000:
+                return found
+
+    def assert_valid(self, document: Any, resource_type: str, *, where: str = "", context: str = "resource") -> None:
+        errors = [
+            f"{issue.location or '/'}: {issue.message} [{issue.code}]"
+            for issue in self.validator.validate(document, resource_type=resource_type, context=context)
+            if issue.is_error
+        ]
+        assert not errors, f"{where or resource_type} breaks the contract:\n  " + "\n  ".join(errors)
+
+
+def _retry_after(response: httpx.Response) -> float:
+    from reports.client import retry_after_seconds
+
+    return retry_after_seconds(response.headers.get("Retry-After")) or 1.0
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise AssertionError(
+            f"{response.request.method} {response.request.url} answered {response.status_code} without JSON: "
+            f"{response.text[:200]!r}"
+        ) from None
+
+
+@pytest.fixture(scope="session")
+def api(target: Target, validator: Any, pytestconfig: pytest.Config) -> Iterator[Api]:
+    client = Api(target, validator, pytestconfig.stash[TRAFFIC])
+    try:
+        client.get("/v1/value-sets")
+    except httpx.HTTPError as error:
+        pytest.exit(f"eris: the target {target.base_url} cannot be reached: {error}", returncode=2)
+    pytestconfig.stash[TRAFFIC].take()  # the probe belongs to no test
+    yield client
+    client.close()
+
+
+class _RecordedReceiver:
+    """Moves the receiver's inbound exchanges into the run's traffic as tests finish."""
+
+    def __init__(self, receiver: Any, traffic: Traffic) -> None:
+        self.receiver = receiver
+        self.traffic = traffic
+        self.seen = 0
+
+    def collect(self) -> None:
+        exchanges = self.receiver.exchanges()
+        for exchange in exchanges[self.seen :]:
+            self.traffic.inbound(
+                started=exchange.started,
+                duration=exchange.duration,
+                method=exchange.method,
+                url=exchange.url,
+                request_headers=exchange.request_headers,
+                request_body=exchange.request_body,
+                request_body_size=exchange.request_body_size,
+                status=exchange.status,
+                response_headers=exchange.response_headers,
+                response_body=exchange.response_body,
+            )
+        self.seen = len(exchanges)
+
+
+RECEIVER = pytest.StashKey[_RecordedReceiver]()
+
+
+@pytest.fixture(scope="session")
+def receiver(target: Target, pytestconfig: pytest.Config) -> Iterator[Any]:
+    from reports.receiver import Receiver
+
+    settings = target.receiver
+    started = Receiver(host=settings.host, port=settings.port, public_url=settings.public_url or None)
+    try:
+        started.start()
+    except OSError as error:
+        pytest.exit(f"eris: the receiver cannot listen on {settings.host}:{settings.port}: {error}", returncode=2)
+    pytestconfig.stash[RECEIVER] = _RecordedReceiver(started, pytestconfig.stash[TRAFFIC])
+    yield started
+    started.stop()
+
+
+@pytest.fixture
+def report_key() -> Any:
+    """A fresh RSA-4096 key pair: the contract asks for a new pair for each order."""
+    from reports.keys import generate_key_pair
+
+    return generate_key_pair()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    recorded = item.config.stash.get(RECEIVER, None)
+    if recorded is not None:
+        recorded.collect()
+    marker_ids = [i for marker in item.iter_markers("requirement") for i in marker.args]
+    report.user_properties.append((REQUIREMENTS_PROPERTY, marker_ids))
+    exchanges: list[Exchange] = item.config.stash[TRAFFIC].take()
+    report.user_properties.append((EXCHANGES_PROPERTY, [e.to_dict() for e in exchanges]))
+    return report
+
+
+class _OutcomeCollector:
+    """Gathers each test's outcome where reports arrive (the controller, under pytest-xdist)."""
+
+    def __init__(self, outcomes: dict[str, TestOutcome]) -> None:
+        self.outcomes = outcomes
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        outcome = self.outcomes.setdefault(report.nodeid, TestOutcome(report.nodeid))
+        properties = dict(report.user_properties)
+        outcome.requirements = sorted(set(outcome.requirements) | set(properties.get(REQUIREMENTS_PROPERTY, [])))
+        outcome.exchanges += properties.get(EXCHANGES_PROPERTY, [])
+        outcome.duration += report.duration
+        if report.failed:
+            outcome.outcome = "failed" if report.when == "call" else "error"
+            outcome.message = _message(report)
+        elif report.skipped and outcome.outcome == "passed":
+            outcome.outcome = "skipped"
+            outcome.message = _message(report)
+
+
+def _message(report: pytest.TestReport) -> str:
+    """The part of a failure a vendor reads first: pytest's `E` lines, else the last line."""
+    if report.skipped and isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2]).removeprefix("Skipped: ")
+    text = (report.longreprtext or "").strip()
+    explained = "\n".join(line[1:].strip() for line in text.splitlines() if line.startswith("E "))
+    return explained or (text.splitlines()[-1] if text else "")

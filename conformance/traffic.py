@@ -1,0 +1,125 @@
+"""Every HTTP exchange of a certification run, outbound (the suite asking the target) and inbound
+(the target delivering to the suite's receiver), kept per test for the HAR log and the report."""
+
+from __future__ import annotations
+
+import base64
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import httpx
+
+__all__ = ["BODY_LIMIT", "Exchange", "Traffic", "exchange_of_response"]
+
+BODY_LIMIT = 64 * 1024
+"""Bytes of a body kept for the record; an artifact of megabytes is summarised by its size."""
+
+
+@dataclass(frozen=True)
+class Exchange:
+    direction: str
+    """"outbound": the suite's request to the target; "inbound": the target's request to the receiver."""
+    started: float
+    duration: float
+    method: str
+    url: str
+    request_headers: dict[str, str]
+    request_body: str
+    """Base64 of at most BODY_LIMIT bytes."""
+    request_body_size: int
+    status: int
+    response_headers: dict[str, str]
+    response_body: str
+    response_body_size: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Exchange:
+        return cls(**data)
+
+    def curl(self) -> str:
+        """A curl command that repeats an outbound request (bodies over the limit are cut)."""
+        parts = ["curl", "-i", "-X", self.method, _quote(self.url)]
+        for name, value in self.request_headers.items():
+            if name.lower() in ("host", "content-length", "accept-encoding", "connection", "user-agent"):
+                continue
+            parts += ["-H", _quote(f"{name}: {value}")]
+        body = base64.b64decode(self.request_body)
+        if body:
+            parts += ["--data-binary", _quote(body.decode("utf-8", "replace"))]
+        return " ".join(parts)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _kept(body: bytes | None) -> str:
+    return base64.b64encode((body or b"")[:BODY_LIMIT]).decode("ascii")
+
+
+def exchange_of_response(response: httpx.Response, started: float) -> Exchange:
+    request = response.request
+    content = request.content if hasattr(request, "_content") else b""
+    return Exchange(
+        direction="outbound",
+        started=started,
+        duration=time.time() - started,
+        method=request.method,
+        url=str(request.url),
+        request_headers=dict(request.headers),
+        request_body=_kept(content),
+        request_body_size=len(content),
+        status=response.status_code,
+        response_headers=dict(response.headers),
+        response_body=_kept(response.content),
+        response_body_size=len(response.content),
+    )
+
+
+class Traffic:
+    """Exchanges of the running test; the plugin empties it into each test's report."""
+
+    def __init__(self) -> None:
+        self._exchanges: list[Exchange] = []
+
+    def record(self, exchange: Exchange) -> None:
+        self._exchanges.append(exchange)
+
+    def take(self) -> list[Exchange]:
+        taken, self._exchanges = self._exchanges, []
+        return taken
+
+    def inbound(
+        self,
+        *,
+        started: float,
+        duration: float,
+        method: str,
+        url: str,
+        request_headers: dict[str, str],
+        request_body: bytes | None,
+        request_body_size: int,
+        status: int,
+        response_headers: dict[str, str],
+        response_body: bytes,
+    ) -> None:
+        self.record(
+            Exchange(
+                direction="inbound",
+                started=started,
+                duration=duration,
+                method=method,
+                url=url,
+                request_headers=request_headers,
+                request_body=_kept(request_body),
+                request_body_size=request_body_size,
+                status=status,
+                response_headers=response_headers,
+                response_body=_kept(response_body),
+                response_body_size=len(response_body),
+            )
+        )
