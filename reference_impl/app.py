@@ -147,7 +147,7 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
                 delivery_deadline=settings.report_delivery_deadline,
             )
             app[REPORT_WORKER] = reports
-            app[REPORTS] = ReportDesk(queue, reports, local_root, settings.report_products, settings.random_bytes)
+            app[REPORTS] = ReportDesk(queue, reports, local_root, settings.random_bytes)
             yield
         store.close()
 

@@ -48,7 +48,6 @@ class ReportDesk:
     queue: ReportQueue
     worker: ReportWorker
     local_root: Path | None
-    product_count: int
     random_bytes: Callable[[int], bytes] = os.urandom
     """The source of session keys; injectable so that a failing source can be tested (the 500)."""
 
