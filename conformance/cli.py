@@ -116,9 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"eris {_version()}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     _validate_parser(commands)
+    from conformance.certify_cli import add_commands as add_certify_commands
     from reference_impl.serve_cli import add_commands as add_serve_commands
     from reports.cli import add_commands as add_report_commands
 
+    add_certify_commands(commands)
     add_serve_commands(commands)
     add_report_commands(commands)
     return parser

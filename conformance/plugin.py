@@ -36,6 +36,8 @@ MAX_RETRY_AFTER = 30.0
 
 @dataclass
 class TestOutcome:
+    __test__ = False  # a record of a test, not a test class for pytest to collect
+
     nodeid: str
     outcome: str = "passed"
     """passed, failed, skipped or error (a failure outside the test's own body)."""

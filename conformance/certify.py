@@ -1,0 +1,324 @@
+"""`eris certify`: run the conformance suite (pytest, in this process) against a target and write the
+certification (DESIGN.md, "Certification outputs").
+
+Exit codes: 0 conformant, 1 non-conformant, 2 the run could not be made (bad options or target
+description, the target unreachable, the suite not collectable, no test selected), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib.util
+import io
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+import pytest
+
+from conformance.certification import (
+    NON_CONFORMANT,
+    Certification,
+    ExpectedFailures,
+    certify,
+    write_outputs,
+)
+from conformance.plugin import OUTCOMES, TestOutcome
+from conformance.requirements import SUITE_DIR, load_catalogue, node_root
+from conformance.target import TargetError, load_target
+
+__all__ = ["EXIT_CONFORMANT", "EXIT_NON_CONFORMANT", "EXIT_UNUSABLE", "CertifyOptions", "RunError", "run_certify"]
+
+EXIT_CONFORMANT, EXIT_NON_CONFORMANT, EXIT_UNUSABLE = 0, 1, 2
+OUTPUTS = ("certification.json", "report.html", "traffic.har", "junit.xml")
+PROBE_TIMEOUT = 10.0
+SHOWN_FAILURES = 10
+_INI = """\
+# Written by eris certify for one run: the suite runs with these settings only, so that a pytest
+# configuration found around an installation of eris cannot change a certification.
+[pytest]
+junit_family = xunit2
+junit_suite_name = eris-certification
+# httpx (and with it anyio, a pytest plugin) is imported before the run starts: nothing to rewrite there.
+filterwarnings = ignore::pytest.PytestAssertRewriteWarning
+"""
+
+
+class RunError(Exception):
+    """The certification could not be made; the message is one line that says why."""
+
+
+@dataclass
+class CertifyOptions:
+    target: str | None = None
+    config: str | None = None
+    token: str | None = None
+    report_dir: Path = Path("certification")
+    expected_failures: str | None = None
+    delivery_timeout: float | None = None
+    workers: int | None = None
+    keyword: str | None = None
+    quiet: bool = False
+    suite_dir: Path = SUITE_DIR
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+
+    @property
+    def embedded(self) -> bool:
+        return not self.target and not self.config
+
+
+def run_certify(options: CertifyOptions) -> int:
+    """Certify the target of `options`; print progress and a summary; return the exit code."""
+    try:
+        return _certify(options)
+    except RunError as error:
+        print(f"eris: {_one_line(str(error)).removeprefix('eris: ')}", file=sys.stderr)
+        return EXIT_UNUSABLE
+
+
+def _certify(options: CertifyOptions) -> int:
+    expected = _checked(options)
+    catalogue = _catalogue()
+    report_dir = _prepared(options.report_dir)
+    with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="eris-certify-run-")))
+        config = options.config
+        if options.embedded:
+            from conformance.embedded import EmbeddedReference
+
+            try:
+                server = stack.enter_context(EmbeddedReference())
+            except OSError as error:
+                raise RunError(f"the embedded reference implementation cannot start: {error}") from None
+            config = str(server.description)
+            print(
+                f"eris certify: certifying the embedded reference implementation at {server.base_url}", file=options.out
+            )
+        try:
+            target = load_target(
+                config, base_url=options.target, token=options.token, delivery_timeout=options.delivery_timeout
+            )
+        except TargetError as error:
+            raise RunError(str(error)) from None
+        _probe(target.base_url)
+        if not options.embedded:
+            print(f"eris certify: certifying {target.base_url}", file=options.out)
+        started = datetime.now(UTC)
+        session = _run_suite(options, config, report_dir, folder)
+        finished = datetime.now(UTC)
+    certification = certify(
+        catalogue,
+        session.outcomes,
+        base_url=target.base_url,
+        started=started,
+        finished=finished,
+        expected=expected,
+        embedded=options.embedded,
+    )
+    try:
+        paths = write_outputs(certification, report_dir)
+    except OSError as error:
+        raise RunError(f"cannot write the certification into {report_dir}: {error.strerror or error}") from None
+    paths["junit.xml"] = report_dir / "junit.xml"
+    _summary(certification, paths, options.out)
+    return EXIT_NON_CONFORMANT if certification.verdict == NON_CONFORMANT else EXIT_CONFORMANT
+
+
+def _checked(options: CertifyOptions) -> ExpectedFailures:
+    """Options that need no target: the expected failures, workers, the suite folder."""
+    if options.delivery_timeout is not None and not options.delivery_timeout > 0:
+        raise RunError(f"--delivery-timeout must be more than 0 seconds, not {options.delivery_timeout:g}")
+    if options.workers is not None:
+        if options.workers < 1:
+            raise RunError(f"--workers must be 1 or more, not {options.workers}")
+        if importlib.util.find_spec("xdist") is None:
+            raise RunError("--workers needs pytest-xdist, which is not installed: pip install pytest-xdist")
+    if not options.suite_dir.is_dir():
+        raise RunError(f"the conformance suite {options.suite_dir} is not a folder")
+    if options.expected_failures is None:
+        return ExpectedFailures()
+    try:
+        return ExpectedFailures.read(options.expected_failures)
+    except ValueError as error:
+        raise RunError(str(error)) from None
+
+
+def _catalogue() -> list[Any]:
+    try:
+        return load_catalogue()
+    except ValueError as error:
+        raise RunError(f"the requirement catalogue cannot be used: {error}") from None
+
+
+def _prepared(report_dir: Path) -> Path:
+    """The report folder, created, without the outputs of an earlier run: a run that cannot be made must not
+    leave an old verdict looking like its own."""
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        for name in OUTPUTS:
+            (report_dir / name).unlink(missing_ok=True)
+    except OSError as error:
+        raise RunError(f"cannot use the report folder {report_dir}: {error.strerror or error}") from None
+    return report_dir.resolve()
+
+
+def _probe(base_url: str) -> None:
+    """Fail before pytest starts when nothing answers at the target: with workers, the plugin's own check
+    stops a worker, and its reason would not reach this process."""
+    try:
+        httpx.get(f"{base_url}/v1/value-sets", timeout=PROBE_TIMEOUT)
+    except httpx.HTTPError as error:
+        raise RunError(
+            f"the target {base_url} cannot be reached: {_one_line(str(error)) or type(error).__name__}"
+        ) from None
+
+
+class _Session:
+    """A pytest plugin of this run: keeps the outcomes, and why the run stopped, if it did."""
+
+    def __init__(self) -> None:
+        self.outcomes: list[TestOutcome] = []
+        self.stopped: str | None = None
+        self.interrupted = False
+        self.collection_errors: list[str] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            lines = (report.longreprtext or "").strip().splitlines()
+            self.collection_errors.append(f"{report.nodeid or 'the suite'}: {lines[-1] if lines else 'error'}")
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        error = excinfo.value
+        if isinstance(error, pytest.exit.Exception):
+            self.stopped = error.msg
+        elif isinstance(error, KeyboardInterrupt) and type(error) is KeyboardInterrupt:
+            self.interrupted = True
+        else:  # pytest-xdist: a worker stopped (the plugin's pytest.exit in a worker arrives as this)
+            self.stopped = f"the run was interrupted: {_one_line(str(error)) or type(error).__name__}"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from conformance.xdist_groups import without_group
+
+        self.outcomes = [
+            dataclasses.replace(outcome, nodeid=without_group(outcome.nodeid))
+            for outcome in session.config.stash.get(OUTCOMES, {}).values()
+        ]
+        # The failures are in the certification; the terminal keeps one line a test (the junit.xml and the
+        # outcomes were made from the full report before this).
+        session.config.option.tbstyle = "no"
+
+
+def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: Path, folder: Path) -> list[str]:
+    ini = folder / "pytest.ini"
+    ini.write_text(_INI, encoding="utf-8")
+    suite = options.suite_dir.resolve()
+    root = node_root(suite)
+    arguments = [
+        str(suite),
+        f"--config-file={ini}",
+        f"--rootdir={root}",
+        f"--confcutdir={root}",
+        "-p",
+        "no:cacheprovider",
+        f"--junitxml={report_dir / 'junit.xml'}",
+        "-q",
+        "--no-header",
+        "-rN",
+    ]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        arguments += ["-p", "conformance.plugin"] + (["-p", "xdist.plugin"] if options.workers else [])
+    if config:
+        arguments.append(f"--eris-target={config}")
+    if options.target:
+        arguments.append(f"--eris-base-url={options.target}")
+    if options.token:
+        arguments.append(f"--eris-token={options.token}")
+    if options.delivery_timeout is not None:
+        arguments.append(f"--eris-delivery-timeout={options.delivery_timeout}")
+    if options.keyword:
+        arguments += ["-k", options.keyword]
+    if options.workers:
+        arguments += ["-n", str(options.workers), "--dist", "loadgroup", "-p", "conformance.xdist_groups"]
+    return arguments
+
+
+def _run_suite(options: CertifyOptions, config: str | None, report_dir: Path, folder: Path) -> _Session:
+    session = _Session()
+    arguments = _pytest_arguments(options, config, report_dir, folder)
+    with _quiet(options.quiet):
+        code = pytest.main(arguments, plugins=[session])
+    if session.interrupted:
+        raise KeyboardInterrupt
+    if session.stopped:
+        raise RunError(session.stopped)
+    if session.collection_errors:
+        more = len(session.collection_errors) - 1
+        raise RunError(
+            f"the conformance suite cannot be collected: {session.collection_errors[0]}"
+            + (f" (and {more} more)" if more else "")
+        )
+    if code == pytest.ExitCode.USAGE_ERROR:
+        raise RunError("pytest refused the options of the run (its ERROR line above says which)")
+    if code == pytest.ExitCode.INTERNAL_ERROR:
+        raise RunError("pytest failed internally while running the suite (see above)")
+    if code == pytest.ExitCode.INTERRUPTED:
+        raise RunError("the run was interrupted before it finished (see above)")
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED or not session.outcomes:
+        selected = f" (-k {options.keyword!r} selected none)" if options.keyword else ""
+        raise RunError(f"no conformance test ran{selected}: a certification needs at least one")
+    return session
+
+
+@contextlib.contextmanager
+def _quiet(quiet: bool) -> Iterator[None]:
+    """--quiet: pytest's progress goes nowhere (its terminal writer takes sys.stdout when it starts)."""
+    if not quiet:
+        yield
+        return
+    with contextlib.redirect_stdout(io.StringIO()):
+        yield
+
+
+def _summary(c: Certification, paths: dict[str, Path], out: TextIO) -> None:
+    counts, tests = c.counts, c.test_counts
+    print(f"\neris certify: {c.verdict.upper()} — {c.base_url}", file=out)
+    print(
+        f"  requirements: {', '.join(f'{n} {status}' for status, n in counts.items())} (of {len(c.requirements)})",
+        file=out,
+    )
+    seconds = (c.finished - c.started).total_seconds()
+    print(f"  tests: {', '.join(f'{n} {outcome}' for outcome, n in tests.items())} in {seconds:.1f} s", file=out)
+    failed = [r for r in c.requirements if r.status == "failed"]
+    for result in failed[:SHOWN_FAILURES]:
+        mark = " (expected)" if result.expected else ""
+        line = _one_line(result.message)
+        line = line if len(line) <= 100 else line[:99] + "…"
+        print(f"  failed {result.requirement.level} {result.requirement.id}{mark}: {line}", file=out)
+    if len(failed) > SHOWN_FAILURES:
+        print(f"  … and {len(failed) - SHOWN_FAILURES} more failed requirements: see report.html", file=out)
+    if c.unexpected_passes:
+        print(f"  listed as expected failures but passed: {', '.join(c.unexpected_passes)}", file=out)
+    if c.unmatched_expected:
+        print(f"  expected-failure entries matching nothing in this run: {', '.join(c.unmatched_expected)}", file=out)
+    if c.unknown:
+        unknown = list(c.unknown)
+        more = f" and {len(unknown) - SHOWN_FAILURES} more" if len(unknown) > SHOWN_FAILURES else ""
+        print(
+            f"  {len(unknown)} requirement ids cited by tests are not in the catalogue (not judged): "
+            f"{', '.join(unknown[:SHOWN_FAILURES])}{more}",
+            file=out,
+        )
+    print("  outputs: " + ", ".join(str(paths[name]) for name in OUTPUTS if name in paths), file=out)
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()

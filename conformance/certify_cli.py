@@ -1,0 +1,116 @@
+"""`eris certify` and `eris requirements`: certify a target; list the catalogue with its test coverage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from conformance.requirements import SUITE_DIR, coverage, load_catalogue
+
+__all__ = ["add_commands"]
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    certify = commands.add_parser(
+        "certify",
+        help="run the conformance suite against a target and write a certification report",
+        description="Run the conformance suite against an implementation and write certification.json, "
+        "report.html, traffic.har and junit.xml. Without --target or --config, the embedded reference "
+        "implementation is started and certified. Exit 0: conformant; 1: non-conformant (a MUST requirement "
+        "failed); 2: the run could not be made (bad options or description, target unreachable).",
+    )
+    certify.add_argument("--target", metavar="URL", help="base URL of the implementation, without /v1")
+    certify.add_argument(
+        "--config", metavar="FILE.toml", help="conformance target description (see `eris serve --write-config`)"
+    )
+    certify.add_argument("--token", help="Bearer token holding the retrospective-report right (overrides the file)")
+    certify.add_argument(
+        "--report-dir", default="certification", metavar="DIR", help="where the outputs go (default certification)"
+    )
+    certify.add_argument(
+        "--expected-failures",
+        metavar="FILE",
+        help="requirement ids or test node ids known to fail, one a line (# comments): reported, not counted",
+    )
+    certify.add_argument(
+        "--delivery-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="how long a report delivery or notification is waited for",
+    )
+    certify.add_argument("--workers", type=int, metavar="N", help="run the tests in N processes (needs pytest-xdist)")
+    certify.add_argument("-k", dest="keyword", metavar="EXPR", help="only the tests matching this pytest -k expression")
+    certify.add_argument("--quiet", "-q", action="store_true", help="print the summary only, not the progress")
+    certify.add_argument("--suite", default=str(SUITE_DIR), help=argparse.SUPPRESS)  # the project's own tests
+    certify.set_defaults(run=run_certify_command)
+
+    requirements = commands.add_parser(
+        "requirements",
+        help="list the requirement catalogue with the number of conformance tests citing each requirement",
+        description="List every requirement of the catalogue with its level and the conformance tests that cite "
+        "it (read from the suite's source, nothing is run).",
+    )
+    requirements.add_argument("--untested", action="store_true", help="only the requirements no test cites")
+    requirements.add_argument("--format", choices=("text", "json"), default="text", help="default text")
+    requirements.add_argument("--suite", default=str(SUITE_DIR), help=argparse.SUPPRESS)
+    requirements.set_defaults(run=run_requirements)
+
+
+def run_certify_command(args: argparse.Namespace) -> int:
+    from conformance.certify import CertifyOptions, run_certify
+
+    return run_certify(
+        CertifyOptions(
+            target=args.target,
+            config=args.config,
+            token=args.token,
+            report_dir=Path(args.report_dir),
+            expected_failures=args.expected_failures,
+            delivery_timeout=args.delivery_timeout,
+            workers=args.workers,
+            keyword=args.keyword,
+            quiet=args.quiet,
+            suite_dir=Path(args.suite),
+        )
+    )
+
+
+def run_requirements(args: argparse.Namespace) -> int:
+    try:
+        catalogue = load_catalogue()
+        cited = coverage(args.suite)
+    except ValueError as error:
+        print(f"eris: {error}", file=sys.stderr)
+        return 2
+    rows = [
+        {
+            "id": r.id,
+            "level": r.level,
+            "section": r.section,
+            "text": r.text,
+            "tests": cited.get(r.id, []),
+        }
+        for r in catalogue
+        if not (args.untested and cited.get(r.id))
+    ]
+    known = {r.id for r in catalogue}
+    unknown = {key: tests for key, tests in sorted(cited.items()) if key not in known}
+    if args.format == "json":
+        print(json.dumps({"requirements": rows, "unknown": unknown}, indent=2, ensure_ascii=False))
+        return 0
+    width = max((len(row["id"]) for row in rows), default=0)
+    for row in rows:
+        count = len(row["tests"])
+        text = row["text"] if len(row["text"]) <= 70 else row["text"][:69] + "…"
+        print(f"{row['id']:<{width}}  {row['level']:<6} {count:>3} test{'' if count == 1 else 's'}  {text}")
+    untested = [r for r in catalogue if not cited.get(r.id)]
+    must = sum(r.level == "MUST" for r in untested)
+    print(
+        f"{len(catalogue)} requirements: {len(catalogue) - len(untested)} cited by a test, "
+        f"{len(untested)} by none ({must} of them MUST)"
+    )
+    for key, tests in unknown.items():
+        print(f"eris: {key} is cited by {', '.join(tests)} but is not in the catalogue", file=sys.stderr)
+    return 0

@@ -1,0 +1,116 @@
+"""The embedded default target of `eris certify`: the reference implementation served on a free loopback port
+by an event loop of its own in a background thread, with the target description a certification run needs.
+
+Notifications need the suite's receiver at an address the server knows before it starts, so a free port is
+chosen for the receiver first; the server pushes to http://127.0.0.1:<that port>/notifications and the
+description's [receiver] table makes the suite listen there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+__all__ = ["EmbeddedReference", "free_port"]
+
+HOST = "127.0.0.1"
+_START_TIMEOUT = 60.0
+_STOP_TIMEOUT = 15.0
+
+
+def free_port(host: str = HOST) -> int:
+    """A TCP port nothing listens on now. Another process may take it before it is used: acceptable for a
+    loopback port used seconds later by this same process."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+class EmbeddedReference:
+    """The reference implementation with its seed data set, in memory, until `stop()`.
+
+    `description` is the path of a conformance target description (tokens included) for it; `base_url`
+    its address. Use as a context manager, or call `start()` and `stop()`."""
+
+    def __init__(self) -> None:
+        self.base_url = ""
+        self.description = Path()
+        self.receiver_port = 0
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: Any = None
+
+    def __enter__(self) -> EmbeddedReference:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def start(self) -> EmbeddedReference:
+        """Seed and serve; write the target description. OSError when it cannot listen."""
+        from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
+        from reference_impl.seed import seed_resources
+        from reference_impl.serve_cli import target_description
+        from reference_impl.state import SERVICE
+
+        self._folder = tempfile.TemporaryDirectory(prefix="eris-certify-")
+        folder = Path(self._folder.name)
+        self.receiver_port = free_port()
+        notify_urls = [f"http://{HOST}:{self.receiver_port}/notifications"]
+        # As `eris serve` runs by default (rate limit included: the suite's client waits out a 429), with
+        # the data in memory and `local` deliveries confined to this run's folder.
+        app = create_app(
+            ServerSettings(
+                db=":memory:", seed=seed_resources, notify_urls=notify_urls, local_root=str(folder / "local")
+            )
+        )
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="eris-embedded-reference", daemon=True)
+        self._thread.start()
+        try:
+            port = self._call(self._serve(app), _START_TIMEOUT)
+        except BaseException:
+            self.stop()
+            raise
+        self.base_url = f"http://{HOST}:{port}"
+        text = target_description(self.base_url, app[SERVICE].contract, app[APPLICATION_KEYS], notify_urls)
+        text += f'\n[receiver]\nhost = "{HOST}"\nport = {self.receiver_port}\n'
+        self.description = folder / "target.toml"
+        self.description.write_text(text, encoding="utf-8")
+        return self
+
+    async def _serve(self, app: Any) -> int:
+        from aiohttp import web
+
+        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, HOST, 0)
+        await site.start()
+        return int(self._runner.addresses[0][1])
+
+    def _call(self, coroutine: Any, timeout: float) -> Any:
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
+
+    def stop(self) -> None:
+        """Close the application (its store and workers), the loop and the thread; remove the folder. Safe to
+        call twice."""
+        loop, thread, runner = self._loop, self._thread, self._runner
+        self._loop = self._thread = self._runner = None
+        try:
+            if loop is not None and runner is not None:
+                asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(_STOP_TIMEOUT)
+        finally:
+            if loop is not None and thread is not None:
+                loop.call_soon_threadsafe(loop.stop)
+                thread.join(_STOP_TIMEOUT)
+                if not thread.is_alive():
+                    loop.close()
+            if self._folder is not None:
+                self._folder.cleanup()
+                self._folder = None

@@ -1,0 +1,275 @@
+"""Helpers of the write, fixed-asset, document and notification tests (test_parties.py, test_assets.py,
+test_documents.py, test_notifications.py): write bodies built from the contract data of the target's
+installation and checked by the validator as writes before they are sent, and reads that discover what
+the target holds instead of assuming it."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from typing import Any
+
+from profiles.installation import INSTALLATION_OID_ARC
+
+FIXED_ASSET_DOCUMENTS = "/v1/fixed-asset-documents"
+DOCUMENT_CONTENT = "/v1/fixed-asset-documents/$document-content"
+WORKFLOW_CODES = frozenset({"workflow-status", "workflow-link", "workflow-system"})
+
+
+def vocab(contract: Any) -> str:
+    return contract.installation.values["vocab_url"]
+
+
+def nip_system(contract: Any) -> str:
+    return contract.installation.values["nip_system"]
+
+
+def profile_url(contract: Any, name: str) -> str:
+    return contract.profiles[name].url
+
+
+def namespace_system(contract: Any, key: str) -> str:
+    """The system URI of the namespace `key` of namespaces.json (e.g. "fixed-asset-document")."""
+    return next(ns.system for ns in contract.namespaces.values() if ns.key == key)
+
+
+def installation_systems(contract: Any) -> set[str]:
+    """Every installation namespace (urn:oid:1.2.616.1.113769.4.<installation>.<key>) of the installation."""
+    return {system for system in contract.namespaces if system.startswith(INSTALLATION_OID_ARC)}
+
+
+def profile_systems(contract: Any, profile: str, *, reference_key: bool | None = None) -> list[str]:
+    """The installation namespaces of `profile` (a reference key only, or not, when asked)."""
+    keys = contract.profiles[profile].identifier_namespaces
+    return [
+        ns.system
+        for ns in contract.namespaces.values()
+        if ns.key in keys and (reference_key is None or ns.reference_key == reference_key)
+    ]
+
+
+def reference_key_systems(contract: Any) -> set[str]:
+    return {system for system, ns in contract.namespaces.items() if ns.reference_key}
+
+
+def identifiers(resource: dict[str, Any], systems: set[str] | list[str] | None = None) -> list[tuple[str, str]]:
+    """(system, value) of the identifiers of `resource` that have both (in `systems` when given)."""
+    found = []
+    for identifier in resource.get("identifier") or []:
+        if not isinstance(identifier, dict):
+            continue
+        system, value = identifier.get("system"), identifier.get("value")
+        if isinstance(system, str) and isinstance(value, str) and value and (systems is None or system in systems):
+            found.append((system, value))
+    return found
+
+
+def has_identifier(resource: dict[str, Any], system: str, value: str) -> bool:
+    return (system, value) in identifiers(resource)
+
+
+def only(items: list[dict[str, Any]], what: str) -> dict[str, Any]:
+    """The one item of a read that must name exactly one resource."""
+    assert len(items) == 1, f"{what} returned {len(items)} items, not the one resource it names"
+    return items[0]
+
+
+def token(system: str, value: str) -> str:
+    return f"{system}|{value}"
+
+
+def codes(concept: Any, system: str | None = None) -> set[str]:
+    """The codes of a CodeableConcept (of `system` only, when given)."""
+    if not isinstance(concept, dict):
+        return set()
+    return {
+        coding.get("code")
+        for coding in concept.get("coding") or []
+        if isinstance(coding, dict) and (system is None or coding.get("system") == system)
+    }
+
+
+def has_coding(concepts: Any, system: str, code: str) -> bool:
+    """Whether a CodeableConcept, or any of a list of them, holds the coding system|code."""
+    listed = concepts if isinstance(concepts, list) else [concepts]
+    return any(code in codes(concept, system) for concept in listed)
+
+
+def display_name(party: dict[str, Any]) -> str | None:
+    """The name of a Party as written by the suite: the display of a name coding, else name.text."""
+    name = party.get("name")
+    if not isinstance(name, dict):
+        return None
+    for coding in name.get("coding") or []:
+        if isinstance(coding, dict) and isinstance(coding.get("display"), str):
+            return coding["display"]
+    return name.get("text") if isinstance(name.get("text"), str) else None
+
+
+def unique_name(kind: str = "Kontrahent") -> str:
+    """A name no other party has: the suite finds what it wrote by it."""
+    return f"{kind} eris {uuid.uuid4().hex[:12]} Sp. z o.o."
+
+
+# -- parties -------------------------------------------------------------------------------------------
+
+
+def contractor_body(
+    contract: Any,
+    name: str,
+    *,
+    by: str = "category",
+    namespace: str | bool | None = True,
+    owner_nip: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A Contractor write body. `by`: recognised by its party-kind "category", by "meta" (meta.profile),
+    or by "both". `namespace`: True for the Contractor's register namespace with the value omitted (as the
+    contract recommends), a system URI for that namespace, None or False for no identifier at all."""
+    body: dict[str, Any] = {"resourceType": "Party"}
+    if by in ("meta", "both"):
+        body["meta"] = {"profile": [profile_url(contract, "Contractor")]}
+    if by in ("category", "both"):
+        system, code = contract.profiles["Contractor"].category_codings[0]
+        body["category"] = [{"coding": [{"system": system, "code": code}]}]
+    if namespace:
+        system = (
+            namespace if isinstance(namespace, str) else profile_systems(contract, "Contractor", reference_key=True)[0]
+        )
+        body["identifier"] = [{"system": system}]
+    body["name"] = {"coding": [{"system": f"{vocab(contract)}/party-name", "code": "finance", "display": name}]}
+    if owner_nip is not None:
+        body["owner"] = [{"type": "Party", "identifier": {"system": nip_system(contract), "value": owner_nip}}]
+    body.update(extra)
+    return body
+
+
+def without_profile(contract: Any, name: str) -> dict[str, Any]:
+    """A Party body with neither meta.profile nor a party-kind category."""
+    body = contractor_body(contract, name)
+    del body["category"]
+    return body
+
+
+def of_profile(contract: Any, profile: str, name: str, *, by: str) -> dict[str, Any]:
+    """A Party body of another profile than Contractor, recognised by meta.profile or by category, with
+    an identifier of that profile's own namespace when it has one (value given: the suite looks for it)."""
+    body = contractor_body(contract, name, by=by, namespace=False)
+    if by == "meta":
+        body["meta"] = {"profile": [profile_url(contract, profile)]}
+    else:
+        system, code = contract.profiles[profile].category_codings[0]
+        body["category"] = [{"coding": [{"system": system, "code": code}]}]
+    own = profile_systems(contract, profile)
+    if own:
+        body["identifier"] = [{"system": own[0], "value": f"ERIS-{uuid.uuid4().hex[:12].upper()}"}]
+    return body
+
+
+def contractors(api: Any, contract: Any) -> list[dict[str, Any]]:
+    """Contractors of the target (a first page of up to 100), as read by their profile (every item checked
+    by the validator)."""
+    params = {"profile": profile_url(contract, "Contractor"), "count": 100}
+    return api.read("/v1/parties", params, resource_type="Party")
+
+
+def owner_nip_of(api: Any, contract: Any) -> str | None:
+    """A NIP that owns parties, found in the data: the owner of a Contractor referenced by NIP, else the
+    NIP of an Employer (the own organization). None when the target shows neither."""
+    system = nip_system(contract)
+    for party in contractors(api, contract):
+        for owner in party.get("owner") or []:
+            identifier = owner.get("identifier") if isinstance(owner, dict) else None
+            if isinstance(identifier, dict) and identifier.get("system") == system and identifier.get("value"):
+                return identifier["value"]
+    params = {"profile": profile_url(contract, "Employer"), "count": 100}
+    employers = api.read("/v1/parties", params, resource_type="Party")
+    for employer in employers:
+        for found_system, value in identifiers(employer, {system}):
+            if found_system == system:
+                return value
+    return None
+
+
+def assert_created_contractor(api: Any, contract: Any, response: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """A POST /v1/parties answer: 200 with the created Party, valid by the validator, a Contractor, with
+    the name written and a value assigned in an installation namespace of the Contractor profile."""
+    assert response.status_code == 200, (
+        f"POST /v1/parties of a Contractor answered {response.status_code}, not 200: {response.text[:300]}"
+    )
+    party = response.json()
+    api.assert_valid(party, "Party", where="the Party answered by POST /v1/parties")
+    assert party.get("resourceType") == "Party", "POST /v1/parties did not answer a Party"
+    contractor = contract.profiles["Contractor"]
+    assert contractor in api.validator.recognised_profiles(party, "Party"), (
+        "the created Party is not recognisable as a Contractor (neither meta.profile nor a party-kind category)"
+    )
+    assert display_name(party) == display_name(body), "the created Party does not carry the name written"
+    assert identifiers(party, profile_systems(contract, "Contractor")), (
+        "the created Party has no assigned identifier (system and value) in an installation namespace of "
+        f"the Contractor profile ({', '.join(profile_systems(contract, 'Contractor'))}): {party.get('identifier')}"
+    )
+    return party
+
+
+def create_contractor(api: Any, contract: Any, name: str, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """POST a Contractor (its body checked as a write first); the body and the created Party."""
+    body = contractor_body(contract, name, **options)
+    api.assert_valid(body, "Party", where="the suite's Contractor write body", context="write")
+    party = assert_created_contractor(api, contract, api.post("/v1/parties", json=body), body)
+    return body, party
+
+
+def register_identifier(contract: Any, party: dict[str, Any]) -> tuple[str, str]:
+    """The party's identifier in the Contractor register namespace (a reference key), else in another
+    installation namespace of the Contractor profile."""
+    ordered = [
+        *profile_systems(contract, "Contractor", reference_key=True),
+        *profile_systems(contract, "Contractor", reference_key=False),
+    ]
+    found = identifiers(party, ordered)
+    assert found, (
+        f"the party has no identifier in an installation namespace of the Contractor: {party.get('identifier')}"
+    )
+    return min(found, key=lambda pair: ordered.index(pair[0]))
+
+
+def read_parties(api: Any, system: str, value: str) -> list[dict[str, Any]]:
+    return api.read("/v1/parties", {"identifier": token(system, value), "count": 100}, resource_type="Party")
+
+
+# -- fixed-asset documents -----------------------------------------------------------------------------
+
+
+def workflow_of(attachment: Any) -> dict[str, Any]:
+    """The workflow data of one attachment: code -> value."""
+    if not isinstance(attachment, dict):
+        return {}
+    return {
+        a["code"]: a.get("value")
+        for a in attachment.get("attribute") or []
+        if isinstance(a, dict) and a.get("code") in WORKFLOW_CODES
+    }
+
+
+def without_workflow(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with its workflow data and `meta` (whose contents beyond profile are not shown, e.g. a
+    last-update time) taken out, and attachment attributes in a stable order: what a PATCH of workflow
+    data must leave as it was."""
+    rest = copy.deepcopy(document)
+    rest.pop("meta", None)
+    for attachment in rest.get("attachment") or []:
+        if isinstance(attachment, dict) and isinstance(attachment.get("attribute"), list):
+            kept = [a for a in attachment["attribute"] if not (isinstance(a, dict) and a.get("code") in WORKFLOW_CODES)]
+            attachment["attribute"] = sorted(kept, key=repr)
+            if not attachment["attribute"]:
+                del attachment["attribute"]
+    return rest
+
+
+def read_document(api: Any, system: str, value: str) -> dict[str, Any]:
+    """The one fixed-asset document with identifier system|value."""
+    found = api.read(FIXED_ASSET_DOCUMENTS, {"identifier": token(system, value)}, resource_type="FixedAssetDocument")
+    mine = [document for document in found if has_identifier(document, system, value)]
+    assert len(mine) == 1, f"a read of the fixed-asset document {system}|{value} gave {len(mine)} documents with it"
+    return mine[0]

@@ -1,0 +1,450 @@
+"""What the report conformance tests need besides the target: the contract's decryption steps written
+with `cryptography`'s primitives (never the kit's own report code, so that the kit cannot agree with
+itself), explanations of an artifact or a sealed key that does not open, detection of the compression
+(its algorithm is not shown), readers of the two formats that assume no column layout, the check of
+the 400 Problem Details, and a tiny RS256 JWT minter for tokens the target must refuse.
+
+Nothing here imports the reference implementation: the suite runs against any implementation.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bz2
+import csv
+import gzip
+import io
+import json
+import lzma
+import re
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pyarrow as pa
+import pyarrow.parquet as pq
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+__all__ = [
+    "ACCEPTED_400_TYPES",
+    "KEY_BYTES",
+    "NONCE_BYTES",
+    "SESSION_KEY_BYTES",
+    "TAG_BYTES",
+    "Decompressed",
+    "ReportFile",
+    "assert_problem_details_400",
+    "decode_base64",
+    "decompressions",
+    "explain_artifact",
+    "explain_sealed_key",
+    "forged_tokens",
+    "looks_plain",
+    "mint_rs256",
+    "open_artifact",
+    "open_session_key",
+    "read_report",
+    "utc_text",
+]
+
+KEY_BYTES = 32
+NONCE_BYTES = 12
+SESSION_KEY_BYTES = KEY_BYTES + NONCE_BYTES
+TAG_BYTES = 16
+
+# The contract asks, on 400, for "the standard status-code reference URI for 400" without spelling it
+# out. The standard that defines status 400 is RFC 9110 (section 15.5.1), which obsoleted RFC 7231
+# (section 6.5.1, still the default `type` of widespread frameworks such as ASP.NET Core). Each RFC is
+# published at the same paths on tools.ietf.org (now a redirect), datatracker.ietf.org and the RFC
+# Editor's site; all of these name the same section, so each is "the" reference URI. An http:// form
+# of any of them is read as its https:// form (older frameworks wrote http://tools.ietf.org/...).
+ACCEPTED_400_TYPES = frozenset(
+    {
+        # RFC 9110, section 15.5.1 "400 Bad Request"
+        "https://tools.ietf.org/html/rfc9110#section-15.5.1",
+        "https://datatracker.ietf.org/doc/html/rfc9110#section-15.5.1",
+        "https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1",
+        "https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5.1",
+        "https://httpwg.org/specs/rfc9110.html#status.400",
+        # RFC 7231, section 6.5.1 "400 Bad Request" (obsoleted by RFC 9110 in 2022)
+        "https://tools.ietf.org/html/rfc7231#section-6.5.1",
+        "https://datatracker.ietf.org/doc/html/rfc7231#section-6.5.1",
+        "https://www.rfc-editor.org/rfc/rfc7231#section-6.5.1",
+        "https://www.rfc-editor.org/rfc/rfc7231.html#section-6.5.1",
+    }
+)
+PROBLEM_JSON = "application/problem+json"
+
+
+def utc_text(moment: datetime) -> str:
+    """ISO 8601 in UTC with a Z, whole seconds: the runAt form of the contract's examples."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- Problem Details -------------------------------------------------------------------------------------
+
+
+def assert_problem_details_400(response: httpx.Response, what: str) -> dict[str, Any]:
+    """A 400 of POST /v1/reports in the Problem Details format (RFC 9457: media type
+    application/problem+json, a JSON object) whose `type` is the standard reference URI of status 400,
+    and whose `status`, when present, is 400."""
+    assert response.status_code == 400, (
+        f"{what}: POST /v1/reports answered {response.status_code}, not 400: {response.text[:300]!r}"
+    )
+    media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    assert media_type == PROBLEM_JSON, (
+        f"{what}: the 400 is not Problem Details: Content-Type is {media_type or 'missing'!r}, not {PROBLEM_JSON}"
+    )
+    try:
+        body = response.json()
+    except ValueError:
+        raise AssertionError(f"{what}: the 400 Problem Details body is not JSON: {response.text[:300]!r}") from None
+    assert isinstance(body, dict), f"{what}: the 400 Problem Details body is not a JSON object: {body!r:.300}"
+    problem_type = body.get("type")
+    normalised = re.sub(r"^http://", "https://", problem_type) if isinstance(problem_type, str) else problem_type
+    assert normalised in ACCEPTED_400_TYPES, (
+        f"{what}: the 400 Problem Details `type` is {problem_type!r}, not the standard reference URI of status 400 "
+        "(for example https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1)"
+    )
+    if "status" in body:
+        assert body["status"] == 400, f"{what}: the Problem Details `status` is {body['status']!r}, not 400"
+    return body
+
+
+# --- base64 and the session key ----------------------------------------------------------------------------
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def decode_base64(text: Any) -> bytes:
+    """Standard base64 (RFC 4648 section 4); missing padding is tolerated, other alphabets and line
+    breaks are not. ValueError saying why."""
+    if not isinstance(text, str):
+        raise ValueError(f"not a string but {type(text).__name__}")
+    if not text or not _BASE64.fullmatch(text) or len(text.rstrip("=")) % 4 == 1:
+        raise ValueError(f"not standard base64: {text[:60]!r}")
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except binascii.Error as error:
+        raise ValueError(f"not standard base64 ({error})") from None
+
+
+def _oaep(algorithm: hashes.HashAlgorithm, mgf: hashes.HashAlgorithm | None = None) -> padding.OAEP:
+    return padding.OAEP(mgf=padding.MGF1(mgf or algorithm), algorithm=algorithm, label=None)
+
+
+def open_session_key(private_key: rsa.RSAPrivateKey, sealed: bytes) -> bytes:
+    """The contract's step 2: RSA-OAEP, SHA-256 for the hash and for MGF1, no label. ValueError when it
+    does not open."""
+    return private_key.decrypt(sealed, _oaep(hashes.SHA256()))
+
+
+def explain_sealed_key(private_key: rsa.RSAPrivateKey, sealed: bytes) -> str:
+    """Why a sealed session key does not open with OAEP SHA-256: which other padding opens it, if any."""
+    modulus_bytes = (private_key.key_size + 7) // 8
+    if len(sealed) != modulus_bytes:
+        return (
+            f"it has {len(sealed)} bytes, but an RSA ciphertext for the order's {private_key.key_size}-bit key has "
+            f"{modulus_bytes}: it was not sealed with the key of publicKeyPem"
+        )
+    attempts = [
+        ("RSA-OAEP with SHA-1 (hash and MGF1)", _oaep(hashes.SHA1())),
+        ("RSA-OAEP with SHA-256 hash but MGF1-SHA-1", _oaep(hashes.SHA256(), hashes.SHA1())),
+        ("RSA-OAEP with SHA-1 hash but MGF1-SHA-256", _oaep(hashes.SHA1(), hashes.SHA256())),
+        ("RSA-OAEP with SHA-512", _oaep(hashes.SHA512())),
+        ("RSA PKCS#1 v1.5", padding.PKCS1v15()),
+    ]
+    for name, scheme in attempts:
+        try:
+            opened = private_key.decrypt(sealed, scheme)
+        except ValueError:
+            continue
+        # PKCS#1 v1.5 decryption rejects implicitly (a bad ciphertext gives random bytes of random length),
+        # so only an opening into the 44 bytes of a session key counts.
+        if len(opened) == SESSION_KEY_BYTES:
+            return f"it opens with {name} instead of RSA-OAEP with SHA-256 for the hash and MGF1"
+    return "no common RSA padding opens it with the order's key: it was sealed for another key, or is damaged"
+
+
+# --- the artifact ------------------------------------------------------------------------------------------
+
+
+def open_artifact(session: bytes, artifact: bytes) -> bytes:
+    """The contract's step 4: AES-256-GCM one-shot with the key and nonce of the session key, the last
+    16 bytes being the tag, no associated data. InvalidTag when the tag does not match."""
+    return AESGCM(session[:KEY_BYTES]).decrypt(session[KEY_BYTES:SESSION_KEY_BYTES], artifact, None)
+
+
+def _a_report(data: bytes) -> bool:
+    """A whole parquet or CSV file, or compressed data: what a decrypted artifact should be."""
+    if looks_plain(data, "parquet") or any(True for _ in decompressions(data)):
+        return True
+    try:
+        return looks_plain(data, "csv") and data.decode("utf-8").endswith("\n")
+    except UnicodeDecodeError:
+        return False
+
+
+def explain_artifact(session: bytes, artifact: bytes) -> str:
+    """Why an artifact does not open as ciphertext then tag: the layouts that do open, if any."""
+    key, nonce = session[:KEY_BYTES], session[KEY_BYTES:SESSION_KEY_BYTES]
+    aead = AESGCM(key)
+    layouts: list[tuple[str, Callable[[], bytes]]] = [
+        ("the 12-byte nonce before the ciphertext", lambda: aead.decrypt(nonce, artifact[NONCE_BYTES:], None)),
+        ("the 44-byte session key before the ciphertext", lambda: aead.decrypt(nonce, artifact[44:], None)),
+        ("the tag before the ciphertext", lambda: aead.decrypt(nonce, artifact[16:] + artifact[:16], None)),
+        (
+            "the nonce and the tag before the ciphertext",
+            lambda: aead.decrypt(nonce, artifact[28:] + artifact[12:28], None),
+        ),
+        ("the nonce after the tag", lambda: aead.decrypt(nonce, artifact[:-NONCE_BYTES], None)),
+    ]
+    for name, attempt in layouts:
+        try:
+            attempt()
+        except (InvalidTag, ValueError):
+            continue
+        return f"it opens when read as {name}: the artifact must be the ciphertext then the 16-byte tag, nothing else"
+    if key in artifact or nonce in artifact:
+        return "the artifact embeds the AES key or the nonce; it must be only the ciphertext then the 16-byte tag"
+    # Without a tag, the whole artifact is ciphertext: GCM's keystream opens it (unauthenticated).
+    plain = Cipher(algorithms.AES(key), modes.GCM(nonce)).decryptor().update(artifact)
+    if _a_report(plain) and not _a_report(plain[:-TAG_BYTES]):
+        return (
+            "the whole artifact decrypts to a report with no tag left over: the 16-byte GCM tag is missing "
+            "after the ciphertext"
+        )
+    if _a_report(plain[:-TAG_BYTES]):
+        return (
+            "the ciphertext decrypts to a report, but the last 16 bytes are not its GCM tag: the tag was computed "
+            "over other data (associated data, another nonce) or the artifact was altered"
+        )
+    return (
+        "no layout opens: the data were not encrypted with AES-256-GCM under this session key and nonce, "
+        "or the artifact is damaged"
+    )
+
+
+# --- compression (its algorithm is not shown: every common one is tried) ------------------------------------
+
+
+@dataclass(frozen=True)
+class Decompressed:
+    algorithm: str
+    data: bytes
+
+
+def _zlib_whole(data: bytes, wbits: int) -> bytes:
+    decompressor = zlib.decompressobj(wbits)
+    out = decompressor.decompress(data)
+    if not decompressor.eof or decompressor.unused_data:
+        raise ValueError("not one complete stream")
+    return out
+
+
+def _arrow_stream(codec: str) -> Callable[[bytes], bytes]:
+    def read(data: bytes) -> bytes:
+        with pa.CompressedInputStream(pa.BufferReader(data), codec) as stream:
+            return stream.read()
+
+    return read
+
+
+def _varint(data: bytes) -> int:
+    value = shift = 0
+    for byte in data[:5]:
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value
+        shift += 7
+    raise ValueError("bad varint")
+
+
+def _snappy_framed(data: bytes) -> bytes:
+    """The snappy framing format (chunks: type, 3-byte length; CRCs are not checked here)."""
+    codec = pa.Codec("snappy")
+    out = bytearray()
+    position = 0
+    while position < len(data):
+        if position + 4 > len(data):
+            raise ValueError("truncated snappy frame")
+        kind, length = data[position], int.from_bytes(data[position + 1 : position + 4], "little")
+        chunk = data[position + 4 : position + 4 + length]
+        if len(chunk) != length:
+            raise ValueError("truncated snappy frame")
+        if kind == 0x00:
+            raw = chunk[4:]
+            out += codec.decompress(raw, decompressed_size=_varint(raw), asbytes=True)
+        elif kind == 0x01:
+            out += chunk[4:]
+        elif kind in (0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x7F):
+            raise ValueError("reserved unskippable snappy chunk")
+        position += 4 + length
+    return bytes(out)
+
+
+def _zip_single(data: bytes) -> bytes:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = [info for info in archive.infolist() if not info.is_dir()]
+        if len(members) != 1:
+            raise ValueError(f"a zip archive of {len(members)} files")
+        return archive.read(members[0])
+
+
+def _is_zlib_header(data: bytes) -> bool:
+    return len(data) >= 2 and data[0] & 0x0F == 8 and data[0] >> 4 <= 7 and (data[0] << 8 | data[1]) % 31 == 0
+
+
+# (name, recognised by its magic number, decompress): tried in this order; the ones without a magic
+# number last, and only their complete decoding counts.
+_ALGORITHMS: list[tuple[str, Callable[[bytes], bool], Callable[[bytes], bytes]]] = [
+    ("gzip", lambda d: d[:2] == b"\x1f\x8b", gzip.decompress),
+    ("zstd", lambda d: d[:4] == b"\x28\xb5\x2f\xfd", _arrow_stream("zstd")),
+    ("zlib", _is_zlib_header, lambda d: _zlib_whole(d, 15)),
+    ("bzip2", lambda d: d[:3] == b"BZh", bz2.decompress),
+    ("xz", lambda d: d[:6] == b"\xfd7zXZ\x00", lambda d: lzma.decompress(d, format=lzma.FORMAT_XZ)),
+    ("lz4 frame", lambda d: d[:4] == b"\x04\x22\x4d\x18", _arrow_stream("lz4")),
+    ("snappy framed", lambda d: d[:10] == b"\xff\x06\x00\x00sNaPpY", _snappy_framed),
+    ("zip (one file)", lambda d: d[:4] == b"PK\x03\x04", _zip_single),
+    ("lzma (alone)", lambda d: d[:1] == b"\x5d", lambda d: lzma.decompress(d, format=lzma.FORMAT_ALONE)),
+    ("raw deflate", lambda d: True, lambda d: _zlib_whole(d, -15)),
+    ("brotli", lambda d: True, _arrow_stream("brotli")),
+]
+
+
+def decompressions(data: bytes) -> Iterator[Decompressed]:
+    """Every known algorithm that opens `data` completely, with what it gives."""
+    for name, recognised, decompress in _ALGORITHMS:
+        if not recognised(data):
+            continue
+        try:
+            opened = decompress(data)
+        except Exception:  # each library has its own error types; any of them means "not this one"
+            continue
+        if opened:
+            yield Decompressed(name, bytes(opened))
+
+
+# --- the report file (its column layout is not shown: nothing about columns is assumed) -------------------
+
+
+@dataclass(frozen=True)
+class ReportFile:
+    rows: int
+    columns: int
+    description: str
+
+
+def looks_plain(data: bytes, format_: str) -> bool:
+    """Whether `data` is, on its face, an uncompressed file of the format: parquet's PAR1 magic at both
+    ends; for CSV, text (UTF-8, or any 8-bit encoding) without control characters other than tab, CR, LF."""
+    if format_ == "parquet":
+        return len(data) >= 8 and data[:4] == b"PAR1" and data[-4:] == b"PAR1"
+    sample = data[:65536]
+    return bool(sample) and not re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", sample)
+
+
+def read_report(data: bytes, format_: str) -> ReportFile:
+    """Rows and columns of a decrypted (and decompressed) report; ValueError when it is not a readable
+    file of the format. CSV: the encoding and the delimiter are not shown, so UTF-8 (with or without a
+    BOM) is tried, then an 8-bit reading; the delimiter is sniffed among , ; tab |. The first record is
+    counted as the header; every record must have as many fields as the first."""
+    if format_ == "parquet":
+        if not looks_plain(data, "parquet"):
+            raise ValueError(f"not a parquet file: it does not start and end with PAR1 (starts {data[:8]!r})")
+        try:
+            table = pq.read_table(pa.BufferReader(data))
+        except Exception as error:
+            raise ValueError(f"not a readable parquet file: {error}") from None
+        return ReportFile(table.num_rows, table.num_columns, f"parquet, {table.num_rows} rows x {table.num_columns}")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    if not looks_plain(data, "csv"):
+        raise ValueError(f"not CSV text: it holds control characters (starts {data[:16]!r})")
+    try:
+        dialect: Any = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    try:
+        records = [record for record in csv.reader(io.StringIO(text, newline=""), dialect) if record]
+    except csv.Error as error:
+        raise ValueError(f"not readable CSV: {error}") from None
+    if not records:
+        raise ValueError("an empty CSV file")
+    width = len(records[0])
+    ragged = [number for number, record in enumerate(records, 1) if len(record) != width]
+    if ragged:
+        raise ValueError(f"CSV records {ragged[:5]} do not have the {width} fields of the first record")
+    return ReportFile(len(records) - 1, width, f"CSV, a header and {len(records) - 1} rows of {width} fields")
+
+
+# --- tokens the target must refuse ----------------------------------------------------------------------
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _json_part(value: dict[str, Any]) -> str:
+    return _b64url(json.dumps(value, separators=(",", ":")).encode())
+
+
+def mint_rs256(private_key: rsa.RSAPrivateKey, header: dict[str, Any], claims: dict[str, Any]) -> str:
+    """A compact JWS: RS256 (RSASSA-PKCS1-v1_5 with SHA-256) of base64url(header).base64url(claims)."""
+    signing_input = f"{_json_part({**header, 'alg': 'RS256'})}.{_json_part(claims)}"
+    signature = private_key.sign(signing_input.encode("ascii"), padding.PKCS1v15(), hashes.SHA256())
+    return f"{signing_input}.{_b64url(signature)}"
+
+
+def _jwt_parts(token: str | None) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Header and claims of a JWT, or None when the token is not one (tokens may be opaque)."""
+    parts = (token or "").split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        decoded = [json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))) for part in parts[:2]]
+    except (ValueError, binascii.Error):
+        return None
+    header, claims = decoded
+    return (header, claims) if isinstance(header, dict) and isinstance(claims, dict) else None
+
+
+def forged_tokens(valid_token: str | None, now: float) -> dict[str, str]:
+    """Tokens that no implementation may accept, by name:
+
+    - `unknown-key`: the valid token's very header and claims (its `kid` and its rights included) when
+      it is a JWT, else claims of the usual form, signed RS256 by a key generated here;
+    - `unsigned`: the same header (with `alg` none) and claims without a signature;
+    - `altered-signature`: the valid token with one byte of its signature changed (JWT only);
+    - `not-a-token`: text that is no token at all.
+    """
+    stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    parts = _jwt_parts(valid_token)
+    if parts is None:
+        header: dict[str, Any] = {"typ": "JWT"}
+        claims: dict[str, Any] = {"iss": "eris-conformance", "sub": "intruder", "iat": int(now), "exp": int(now) + 600}
+    else:
+        header, claims = parts
+    tokens = {
+        "unknown-key": mint_rs256(stranger, header, claims),
+        "unsigned": f"{_json_part({**header, 'alg': 'none'})}.{_json_part(claims)}.",
+        "not-a-token": "eris-conformance-not-a-token",
+    }
+    if parts is not None and valid_token is not None:
+        signing_input, _, signature = valid_token.rpartition(".")
+        raw = bytearray(base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)))
+        if raw:
+            raw[len(raw) // 2] ^= 0x01
+            tokens["altered-signature"] = f"{signing_input}.{_b64url(bytes(raw))}"
+    return tokens

@@ -1,0 +1,457 @@
+"""Fixed assets: the read-only records (fixed assets, components, allocations, cost centers, usage places),
+fixed-asset documents with the filters of openapi.json, $document-content, and the writes the contract
+allows on documents (POST of scan and workflow status, PATCH of workflow data only).
+
+Documents with and without content are discovered: a document whose read shows an attachment with data
+has content; when reads show attachment data at all, a document whose read shows none has none. The
+writes change a document of the target's own data and put its workflow status back afterwards; they run
+in one xdist group so that they never change the same document at once."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+from typing import Any
+
+import pytest
+
+from conformance.suite._writes import (
+    DOCUMENT_CONTENT,
+    FIXED_ASSET_DOCUMENTS,
+    codes,
+    has_coding,
+    has_identifier,
+    identifiers,
+    namespace_system,
+    nip_system,
+    profile_url,
+    read_document,
+    token,
+    vocab,
+    without_workflow,
+    workflow_of,
+)
+
+WRITES_GROUP = pytest.mark.xdist_group("fixed-asset-document-writes")
+ASSET_REFERENCE_TYPES = {"Location", "CostCenter"}
+DIRECT_FIELDS = {"location", "costCenter", "costcenter", "responsible", "responsiblePerson", "responsibleParty"}
+
+
+# -- discovery ---------------------------------------------------------------------------------------------
+
+
+def _documents(api: Any) -> list[dict[str, Any]]:
+    return api.read_all(FIXED_ASSET_DOCUMENTS, resource_type="FixedAssetDocument")
+
+
+def _document_key(contract: Any, document: dict[str, Any]) -> tuple[str, str] | None:
+    found = identifiers(document, {namespace_system(contract, "fixed-asset-document")})
+    return found[0] if found else None
+
+
+def _shows_content(document: dict[str, Any]) -> bool:
+    return any(isinstance(a, dict) and a.get("data") and a.get("contentType") for a in document.get("attachment") or [])
+
+
+def _content(api: Any, system: str, value: str, **params: Any) -> Any:
+    return api.get(DOCUMENT_CONTENT, {"identifier": token(system, value), **params})
+
+
+def _assert_content(api: Any, response: Any, system: str, value: str) -> dict[str, Any]:
+    """A 200 of $document-content: a valid FixedAssetDocument, the one asked for, with exactly one
+    attachment holding contentType and base64 data."""
+    assert response.status_code == 200, (
+        f"$document-content of {system}|{value}, a document with content, answered {response.status_code}"
+    )
+    document = response.json()
+    api.assert_valid(document, "FixedAssetDocument", where=f"$document-content of {system}|{value}")
+    assert has_identifier(document, system, value), f"$document-content of {system}|{value} answered another document"
+    attachments = document.get("attachment")
+    assert isinstance(attachments, list) and len(attachments) == 1, (
+        f"$document-content must answer exactly one attachment, not {len(attachments or [])}"
+    )
+    [attachment] = attachments
+    assert isinstance(attachment.get("contentType"), str) and attachment["contentType"], (
+        "the attachment has no contentType"
+    )
+    assert isinstance(attachment.get("data"), str) and attachment["data"], "the attachment has no data"
+    try:
+        base64.b64decode(attachment["data"], validate=True)
+    except (binascii.Error, ValueError):
+        pytest.fail(f"the data of $document-content of {system}|{value} is not base64")
+    return attachment
+
+
+def _with_content(api: Any, contract: Any) -> list[tuple[tuple[str, str], dict[str, Any]]]:
+    """(identifier, document) of documents that have content: shown by their read, else by a 200 of
+    $document-content (for a target whose reads leave attachment data out)."""
+    keyed = [(key, d) for d in _documents(api) if (key := _document_key(contract, d)) is not None]
+    shown = [(key, d) for key, d in keyed if _shows_content(d)]
+    if shown:
+        return shown
+    return [(key, d) for key, d in keyed if _content(api, *key).status_code == 200]
+
+
+def _workflow_document(api: Any, contract: Any) -> tuple[tuple[str, str], dict[str, Any], dict[str, Any]]:
+    """A document with content and one attachment carrying workflow data: (identifier, document, its
+    content as answered by $document-content). The last one, to keep clear of tests that take the first."""
+    candidates = [
+        (key, d)
+        for key, d in _with_content(api, contract)
+        if len(d.get("attachment") or []) == 1 and workflow_of(d["attachment"][0])
+    ]
+    if not candidates:
+        pytest.skip("the target shows no fixed-asset document with content and one attachment with workflow data")
+    key, document = candidates[-1]
+    content = _assert_content(api, _content(api, *key), *key)
+    return key, document, content
+
+
+def _restore_workflow(api: Any, key: tuple[str, str], workflow: dict[str, Any]) -> None:
+    if workflow:
+        body = {
+            "resourceType": "FixedAssetDocument",
+            "attachment": [{"attribute": [{"code": code, "value": value} for code, value in workflow.items()]}],
+        }
+        api.patch(FIXED_ASSET_DOCUMENTS, json=body, params={"identifier": token(*key)})
+
+
+# -- read-only records ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-005", "ERIS-READ-001", "ERIS-BASE-001")
+def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(api: Any, contract: Any) -> None:
+    assets = api.read_all("/v1/fixed-assets", resource_type="FixedAsset")
+    if not assets:
+        pytest.skip("the target serves no fixed asset")
+    forbidden = {namespace_system(contract, "location"), namespace_system(contract, "cost-center")}
+    for asset in assets:
+        direct = sorted(DIRECT_FIELDS & set(asset))
+        assert not direct, f"the fixed asset {asset.get('id')} has direct field(s) {direct}"
+        for name, value in asset.items():
+            if name == "owner":
+                continue
+            for reference in value if isinstance(value, list) else [value]:
+                if not isinstance(reference, dict):
+                    continue
+                named = reference.get("identifier") if isinstance(reference.get("identifier"), dict) else {}
+                assert reference.get("type") not in ASSET_REFERENCE_TYPES and named.get("system") not in forbidden, (
+                    f"the fixed asset {asset.get('id')} names a location or cost center directly in {name!r}: "
+                    "allocations do that (FixedAssetAllocation)"
+                )
+
+
+@pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-006", "ERIS-READ-001")
+def test_asset_components_point_to_their_parent_fixed_asset(api: Any) -> None:
+    components = api.read_all("/v1/asset-components", resource_type="AssetComponent")
+    if not components:
+        pytest.skip("the target serves no asset component")
+    assets = api.read_all("/v1/fixed-assets", resource_type="FixedAsset")
+    served = {key for asset in assets for key in identifiers(asset)}
+    for component in components:
+        pointed = [
+            (named.get("system"), named.get("value"))
+            for name, value in component.items()
+            if name != "owner"
+            for reference in (value if isinstance(value, list) else [value])
+            if isinstance(reference, dict) and isinstance(named := reference.get("identifier"), dict)
+        ]
+        assert any(key in served for key in pointed), (
+            f"the asset component {component.get('id')} points to no fixed asset of GET /v1/fixed-assets "
+            f"(references by identifier: {pointed})"
+        )
+
+
+@pytest.mark.requirement("ERIS-ASSET-004", "ERIS-READ-001")
+def test_cost_centers_are_served(api: Any) -> None:
+    api.read_all("/v1/cost-centers", resource_type="CostCenter")
+
+
+@pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-007")
+@pytest.mark.parametrize(
+    "path", ["/v1/fixed-assets", "/v1/asset-components", "/v1/fixed-asset-allocations", "/v1/cost-centers"]
+)
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+def test_fixed_asset_records_are_read_only(api: Any, path: str, method: str) -> None:
+    response = api.request(method, path, json={"resourceType": "FixedAsset", "name": "eris"})
+    assert 400 <= response.status_code < 500, f"{method} {path} answered {response.status_code}; it is read-only"
+
+
+def _allocation_categories(contract: Any) -> list[tuple[str | None, str]]:
+    """Candidate allocation categories: the contract names the dimensions (location, cost center,
+    responsible person) but not the category codes, so bare codes and codes of the kit's vocabularies."""
+    base = vocab(contract)
+    systems = [None, f"{base}/assets/allocation-category", f"{base}/fixed-asset-allocation-dimension"]
+    return [(system, code) for system in systems for code in ("location", "cost-center", "responsible-person")]
+
+
+@pytest.mark.requirement("ERIS-ASSET-007", "ERIS-ASSET-002", "ERIS-ASSET-008", "ERIS-READ-001")
+def test_allocations_are_read_by_category_and_target_served_cost_centers(api: Any, contract: Any) -> None:
+    centers = {
+        key for center in api.read_all("/v1/cost-centers", resource_type="CostCenter") for key in identifiers(center)
+    }
+    found = 0
+    for system, code in _allocation_categories(contract):
+        category = code if system is None else token(system, code)
+        response = api.get("/v1/fixed-asset-allocations", {"category": category, "count": 100})
+        if response.status_code != 200:
+            continue  # a category this target does not know; the contract does not name the codes
+        allocations = api.read(
+            "/v1/fixed-asset-allocations", {"category": category, "count": 100}, resource_type="FixedAssetAllocation"
+        )
+        for allocation in allocations:
+            assert code in set().union(*(codes(c, system) for c in allocation.get("category") or [])), (
+                f"GET /v1/fixed-asset-allocations?category={category} returns {allocation.get('id')}, "
+                "of another category"
+            )
+            target = allocation.get("target")
+            if (
+                isinstance(target, dict)
+                and target.get("type") == "CostCenter"
+                and isinstance(target.get("identifier"), dict)
+            ):
+                named = (target["identifier"].get("system"), target["identifier"].get("value"))
+                assert named in centers, (
+                    f"the allocation {allocation.get('id')} targets the cost center {named}, "
+                    "which /v1/cost-centers does not serve"
+                )
+        found += len(allocations)
+    if not found:
+        pytest.skip(
+            "no allocation found under the categories tried "
+            f"({', '.join(c if s is None else f'{s}|{c}' for s, c in _allocation_categories(contract))}): "
+            "the contract does not name the category codes"
+        )
+
+
+@pytest.mark.requirement("ERIS-ASSET-009", "ERIS-LOC-001", "ERIS-READ-001")
+def test_usage_places_are_locations_of_the_usage_place_category(api: Any, contract: Any) -> None:
+    places = api.read_all("/v1/locations", {"profile": profile_url(contract, "UsagePlace")}, resource_type="Location")
+    if not places:
+        pytest.skip("the target serves no usage place")
+    system = f"{vocab(contract)}/assets/location-category"
+    for place in places:
+        assert has_coding(place.get("category") or [], system, "usage-place"), (
+            f"the usage place {place.get('id')} has no category usage-place of {system}"
+        )
+
+
+# -- fixed-asset documents: reads --------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-ASSET-010", "ERIS-ASSET-001", "ERIS-READ-001")
+def test_fixed_asset_documents_read_by_identifier_owner_and_attribute(api: Any, contract: Any) -> None:
+    documents = [d for d in _documents(api) if _document_key(contract, d) is not None]
+    if not documents:
+        pytest.skip(
+            "the target serves no fixed-asset document with an identifier in the FixedAssetDocument.Id namespace"
+        )
+    for document in documents[:10]:
+        system, value = _document_key(contract, document)
+        assert read_document(api, system, value).get("id") == document.get("id")
+    owned = next(
+        (
+            (document, owner["identifier"]["value"])
+            for document in documents
+            for owner in document.get("owner") or []
+            if isinstance(owner, dict)
+            and isinstance(owner.get("identifier"), dict)
+            and owner["identifier"].get("system") == nip_system(contract)
+        ),
+        None,
+    )
+    if owned is not None:
+        document, nip = owned
+        items = api.read_all(
+            FIXED_ASSET_DOCUMENTS, {"owner": token(nip_system(contract), nip)}, resource_type="FixedAssetDocument"
+        )
+        assert document.get("id") in [item.get("id") for item in items], (
+            f"GET {FIXED_ASSET_DOCUMENTS}?owner={nip_system(contract)}|{nip} misses {document.get('id')}, owned by it"
+        )
+    attributed = next(
+        (
+            (document, a)
+            for document in documents
+            for a in document.get("attribute") or []
+            if isinstance(a, dict) and isinstance(a.get("code"), str) and isinstance(a.get("value"), str)
+        ),
+        None,
+    )
+    if attributed is not None:
+        document, attribute = attributed
+        filter_value = f"{attribute['code']}|{attribute['value']}"
+        items = api.read_all(FIXED_ASSET_DOCUMENTS, {"attribute": filter_value}, resource_type="FixedAssetDocument")
+        assert document.get("id") in [item.get("id") for item in items], (
+            f"GET {FIXED_ASSET_DOCUMENTS}?attribute={filter_value} misses {document.get('id')}, which has it"
+        )
+        for item in items:
+            assert any(
+                isinstance(a, dict) and a.get("code") == attribute["code"] and a.get("value") == attribute["value"]
+                for a in item.get("attribute") or []
+            ), f"GET {FIXED_ASSET_DOCUMENTS}?attribute={filter_value} returns {item.get('id')}, which lacks it"
+
+
+@pytest.mark.requirement("ERIS-ASSET-011")
+def test_document_content_of_a_document_with_content(api: Any, contract: Any) -> None:
+    found = _with_content(api, contract)
+    if not found:
+        pytest.skip("the target shows no fixed-asset document with content")
+    for key, document in found[:3]:
+        attachment = _assert_content(api, _content(api, *key), *key)
+        shown = [a.get("data") for a in document.get("attachment") or [] if isinstance(a, dict) and a.get("data")]
+        if shown:
+            assert attachment["data"] in shown, f"$document-content of {token(*key)} is not the content its read shows"
+        _assert_content(api, _content(api, *key, format="blob"), *key)
+        owners = [
+            o["identifier"]["value"]
+            for o in document.get("owner") or []
+            if isinstance(o, dict)
+            and isinstance(o.get("identifier"), dict)
+            and o["identifier"].get("system") == nip_system(contract)
+        ]
+        if owners:
+            _assert_content(api, _content(api, *key, owner=token(nip_system(contract), owners[0])), *key)
+
+
+@pytest.mark.requirement("ERIS-ERR-201", "ERIS-ASSET-011")
+def test_document_content_of_a_document_without_content_is_a_404(api: Any, contract: Any) -> None:
+    keyed = [(key, d) for d in _documents(api) if (key := _document_key(contract, d)) is not None]
+    if not any(_shows_content(d) for _, d in keyed):
+        pytest.skip("the target's reads show no attachment data, so a document without content cannot be told apart")
+    without = [(key, d) for key, d in keyed if not _shows_content(d)]
+    if not without:
+        pytest.skip("every fixed-asset document of the target has content")
+    for key, _ in without[:5]:
+        response = _content(api, *key)
+        assert response.status_code == 404, (
+            f"$document-content of {token(*key)}, a document without content, answered {response.status_code}, not 404"
+        )
+
+
+# -- fixed-asset documents: writes ---------------------------------------------------------------------------
+
+
+def _marker() -> str:
+    return f"eris-check-{uuid.uuid4().hex[:8]}"
+
+
+@WRITES_GROUP
+@pytest.mark.requirement("ERIS-ASSET-012", "ERIS-ASSET-003", "ERIS-ASSET-001", "ERIS-WRITE-001")
+def test_patch_of_a_fixed_asset_document_changes_its_workflow_data(api: Any, contract: Any) -> None:
+    key, _, content = _workflow_document(api, contract)
+    before = read_document(api, *key)
+    original = workflow_of(before["attachment"][0])
+    marker = _marker()
+    body = {
+        "resourceType": "FixedAssetDocument",
+        "attachment": [{"attribute": [{"code": "workflow-status", "value": marker}]}],
+    }
+    api.assert_valid(body, "FixedAssetDocument", where="the suite's PATCH body", context="write")
+    try:
+        response = api.patch(FIXED_ASSET_DOCUMENTS, json=body, params={"identifier": token(*key)})
+        assert response.status_code == 200, (
+            f"PATCH {FIXED_ASSET_DOCUMENTS}?identifier={token(*key)} of workflow data answered {response.status_code}"
+        )
+        after = read_document(api, *key)
+        changed = workflow_of((after.get("attachment") or [{}])[0])
+        assert changed.get("workflow-status") == marker, "a read after PATCH does not show the new workflow-status"
+        for code in ("workflow-link", "workflow-system"):
+            assert changed.get(code) == original.get(code), f"PATCH of workflow-status changed {code}"
+        assert without_workflow(after) == without_workflow(before), (
+            "PATCH of a fixed-asset document changed more than its workflow data (attachment[].attribute[])"
+        )
+        again = _assert_content(api, _content(api, *key), *key)
+        assert again["data"] == content["data"], "PATCH of workflow data changed the document's content"
+    finally:
+        _restore_workflow(api, key, original)
+
+
+@WRITES_GROUP
+@pytest.mark.requirement("ERIS-ASSET-012", "ERIS-ASSET-001")
+def test_patch_of_a_fixed_asset_document_changes_nothing_but_workflow_data(api: Any, contract: Any) -> None:
+    """A body that also names other elements (status, comment, identifier, attachment content, another
+    attribute): the contract leaves such a body open (ERIS-ASSET-016), so 200 or a 4xx; either way only
+    workflow data may change."""
+    key, _, content = _workflow_document(api, contract)
+    before = read_document(api, *key)
+    original = workflow_of(before["attachment"][0])
+    current = codes(before.get("status"))
+    other_status = next(code for code in ("open", "closed", "posted") if code not in current)
+    marker = _marker()
+    body = {
+        "resourceType": "FixedAssetDocument",
+        "identifier": [{"system": key[0], "value": f"{key[1]}-ERIS"}],
+        "status": {"coding": [{"system": f"{vocab(contract)}/fixed-asset-document-status", "code": other_status}]},
+        "comment": "not workflow data",
+        "attribute": [{"code": "eris-check", "value": marker}],
+        "attachment": [
+            {
+                "contentType": "text/plain",
+                "data": base64.b64encode(b"not the scan").decode(),
+                "attribute": [{"code": "workflow-status", "value": marker}, {"code": "eris-check", "value": marker}],
+            }
+        ],
+    }
+    try:
+        response = api.patch(FIXED_ASSET_DOCUMENTS, json=body, params={"identifier": token(*key)})
+        assert response.status_code == 200 or 400 <= response.status_code < 500, (
+            f"PATCH {FIXED_ASSET_DOCUMENTS} with more than workflow data answered {response.status_code}"
+        )
+        after = read_document(api, *key)
+        assert codes(after.get("status")) == current, "PATCH changed the read-only status of a fixed-asset document"
+        assert without_workflow(after) == without_workflow(before), (
+            "PATCH of a fixed-asset document changed more than its workflow data (attachment[].attribute[])"
+        )
+        if response.status_code == 200:
+            changed = workflow_of((after.get("attachment") or [{}])[0])
+            assert changed.get("workflow-status") == marker, "an accepted PATCH did not change the workflow-status"
+        assert _assert_content(api, _content(api, *key), *key)["data"] == content["data"], (
+            "PATCH of a fixed-asset document changed its content"
+        )
+        assert api.read(FIXED_ASSET_DOCUMENTS, {"identifier": token(key[0], f"{key[1]}-ERIS")}) == [], (
+            "PATCH of a fixed-asset document changed its identifier"
+        )
+    finally:
+        _restore_workflow(api, key, original)
+
+
+@WRITES_GROUP
+@pytest.mark.requirement("ERIS-ASSET-013", "ERIS-ASSET-003", "ERIS-WRITE-001")
+def test_post_writes_the_scan_and_workflow_status_of_a_fixed_asset_document(api: Any, contract: Any) -> None:
+    """The scan written is the document's own content (so its content does not change), with a new
+    workflow-status; the status is put back afterwards."""
+    key, _, content = _workflow_document(api, contract)
+    before = read_document(api, *key)
+    original = workflow_of(before["attachment"][0])
+    marker = _marker()
+    kept = [a for a in before["attachment"][0].get("attribute") or [] if a.get("code") != "workflow-status"]
+    body = {
+        "resourceType": "FixedAssetDocument",
+        "identifier": [{"system": key[0], "value": key[1]}],
+        "attachment": [
+            {
+                "contentType": content["contentType"],
+                "data": content["data"],
+                "attribute": [*kept, {"code": "workflow-status", "value": marker}],
+            }
+        ],
+    }
+    api.assert_valid(body, "FixedAssetDocument", where="the suite's POST body", context="write")
+    try:
+        response = api.post(FIXED_ASSET_DOCUMENTS, json=body)
+        assert response.status_code == 200, (
+            f"POST {FIXED_ASSET_DOCUMENTS} of scan and workflow status answered {response.status_code}: "
+            f"{response.text[:300]}"
+        )
+        after = read_document(api, *key)
+        assert workflow_of((after.get("attachment") or [{}])[0]).get("workflow-status") == marker, (
+            "a read after POST does not show the workflow-status written"
+        )
+        assert codes(after.get("status")) == codes(before.get("status")), "POST changed the read-only status"
+        written = _assert_content(api, _content(api, *key), *key)
+        assert base64.b64decode(written["data"]) == base64.b64decode(content["data"]), (
+            "$document-content after POST is not the scan written"
+        )
+    finally:
+        _restore_workflow(api, key, original)

@@ -1,0 +1,234 @@
+"""Document envelopes (DocumentReference): reads with the filters of the contract, POST of an HR inbox
+document (200 { message }, or 422 when the source system rejects it), and PATCH of a warehouse document's
+status. The 400 of a `finance/document-type` filter is checked with the other coded filters (reads).
+
+Documents are discovered by reads. The PATCH changes the status of one of the target's warehouse
+documents and puts it back afterwards."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+
+from conformance.suite._writes import (
+    codes,
+    has_identifier,
+    identifiers,
+    installation_systems,
+    namespace_system,
+    only,
+    profile_url,
+    token,
+    vocab,
+)
+
+DOCUMENTS = "/v1/document-references"
+
+
+def _documents(api: Any, **params: Any) -> list[dict[str, Any]]:
+    return api.read_all(DOCUMENTS, params, resource_type="DocumentReference")
+
+
+def _keyed(contract: Any, documents: list[dict[str, Any]]) -> list[tuple[tuple[str, str], dict[str, Any]]]:
+    system = namespace_system(contract, "document-reference")
+    return [(found[0], d) for d in documents if (found := identifiers(d, {system}))]
+
+
+def _ids(items: list[dict[str, Any]]) -> list[Any]:
+    return [item.get("id") for item in items]
+
+
+def _of_profile(api: Any, contract: Any, profile: str) -> list[dict[str, Any]]:
+    return _documents(api, profile=profile_url(contract, profile))
+
+
+# -- reads -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-DOC-004", "ERIS-DOC-002", "ERIS-READ-001")
+@pytest.mark.parametrize("profile", ["HrInboxDocument", "WarehouseDocument"])
+def test_document_references_read_by_profile(api: Any, contract: Any, profile: str) -> None:
+    items = _of_profile(api, contract, profile)
+    if not items:
+        pytest.skip(f"the target serves no {profile}")
+    wanted = contract.profiles[profile]
+    for item in items:
+        assert wanted in api.validator.recognised_profiles(item, "DocumentReference"), (
+            f"GET {DOCUMENTS}?profile={wanted.url} returns {item.get('id')}, which is not a {profile}"
+        )
+
+
+@pytest.mark.requirement("ERIS-DOC-004", "ERIS-READ-001")
+def test_document_references_read_by_identifier(api: Any, contract: Any) -> None:
+    keyed = _keyed(contract, _documents(api))
+    if not keyed:
+        pytest.skip("the target serves no document with an identifier in the DocumentReference.Id namespace")
+    for key, document in keyed[:10]:
+        found = only(
+            api.read(DOCUMENTS, {"identifier": token(*key)}, resource_type="DocumentReference"),
+            f"GET {DOCUMENTS}?identifier={token(*key)}",
+        )
+        assert found.get("id") == document.get("id") and has_identifier(found, *key)
+
+
+@pytest.mark.requirement("ERIS-DOC-004", "ERIS-BASE-003")
+def test_document_references_read_by_external_system_name_and_other_attributes(api: Any) -> None:
+    documents = _documents(api)
+    pairs = {
+        (a["code"], a["value"])
+        for d in documents
+        for a in d.get("attribute") or []
+        if isinstance(a, dict) and isinstance(a.get("code"), str) and isinstance(a.get("value"), str)
+    }
+    if not pairs:
+        pytest.skip("the target's documents carry no attribute")
+    chosen = sorted(pairs, key=lambda pair: (pair[0] != "external-system-name", pair))[:3]
+    for code, value in chosen:
+        items = _documents(api, attribute=f"{code}|{value}")
+        having = [d.get("id") for d in documents if _has_attribute(d, code, value)]
+        assert set(having) <= set(_ids(items)), f"GET {DOCUMENTS}?attribute={code}|{value} misses documents with it"
+        strangers = [item.get("id") for item in items if not _has_attribute(item, code, value)]
+        assert not strangers, f"GET {DOCUMENTS}?attribute={code}|{value} returns documents without it: {strangers}"
+
+
+def _has_attribute(document: dict[str, Any], code: str, value: str) -> bool:
+    return any(
+        isinstance(a, dict) and a.get("code") == code and a.get("value") == value
+        for a in document.get("attribute") or []
+    )
+
+
+@pytest.mark.requirement("ERIS-DOC-004", "ERIS-FILTER-002")
+@pytest.mark.parametrize("vocabulary", ["hr/document-type", "warehouse/document-type"])
+def test_document_references_read_by_type(api: Any, contract: Any, vocabulary: str) -> None:
+    system = f"{vocab(contract)}/{vocabulary}"
+    documents = _documents(api)
+    typed = [(d, code) for d in documents for code in sorted(codes(d.get("type"), system))]
+    if not typed:
+        pytest.skip(f"the target's documents have no type of {system}")
+    document, code = typed[0]
+    items = _documents(api, type=token(system, code))
+    assert document.get("id") in _ids(items), f"GET {DOCUMENTS}?type={system}|{code} misses {document.get('id')}"
+    strangers = [item.get("id") for item in items if code not in codes(item.get("type"), system)]
+    assert not strangers, f"GET {DOCUMENTS}?type={system}|{code} returns documents of another type: {strangers}"
+
+
+@pytest.mark.requirement("ERIS-DOC-004")
+def test_document_references_read_by_participant(api: Any, contract: Any) -> None:
+    internal = installation_systems(contract)
+    documents = _documents(api)
+    named = [
+        (d, (p["identifier"]["system"], p["identifier"]["value"]))
+        for d in documents
+        for p in d.get("participant") or []
+        if isinstance(p, dict)
+        and isinstance(p.get("identifier"), dict)
+        and p["identifier"].get("system") in internal
+        and isinstance(p["identifier"].get("value"), str)
+    ]
+    if not named:
+        pytest.skip("the target's documents name no participant in an internal Party namespace")
+    document, key = named[0]
+    items = _documents(api, participant=token(*key))
+    assert document.get("id") in _ids(items), f"GET {DOCUMENTS}?participant={token(*key)} misses {document.get('id')}"
+
+
+# -- POST of an HR inbox document ----------------------------------------------------------------------------
+
+
+def _hr_inbox_body(api: Any, contract: Any) -> dict[str, Any]:
+    """An HrInboxDocument with the namespace and no value (as the contract recommends), a type and a
+    participant taken from the target's HR inbox documents when it has some, and a PDF attachment."""
+    profile = contract.profiles["HrInboxDocument"]
+    system, code = profile.category_codings[0]
+    body: dict[str, Any] = {
+        "resourceType": "DocumentReference",
+        "meta": {"profile": [profile.url]},
+        "category": [{"coding": [{"system": system, "code": code}]}],
+        "identifier": [{"system": namespace_system(contract, "document-reference")}],
+        "attachment": [{"contentType": "application/pdf", "data": base64.b64encode(b"%PDF-1.4\n% eris\n").decode()}],
+    }
+    inbox = _of_profile(api, contract, "HrInboxDocument")
+    example = next((d for d in inbox if d.get("type") and d.get("participant")), None)
+    if example is not None:
+        body["type"] = example["type"]
+        body["participant"] = example["participant"][:1]
+        if example.get("space"):
+            body["space"] = example["space"]
+    else:  # the HR inbox document types of this installation (an implementation-defined value set)
+        params = {"url": f"{vocab(contract)}/hr-inbox-document-type"}
+        found = api.get("/v1/value-sets", params).status_code == 200  # 404: not available in the installation
+        sets = api.read("/v1/value-sets", params, resource_type="ValueSet") if found else []
+        include = next((i for vs in sets for i in vs.get("compose", {}).get("include", []) if i.get("concept")), None)
+        if include is not None:
+            body["type"] = {"coding": [{"system": include["system"], "code": include["concept"][0]["code"]}]}
+    return body
+
+
+@pytest.mark.requirement("ERIS-DOC-005", "ERIS-DOC-W-002", "ERIS-ERR-202", "ERIS-WRITE-001")
+def test_post_of_an_hr_inbox_document_answers_a_message_or_the_source_systems_422(api: Any, contract: Any) -> None:
+    body = _hr_inbox_body(api, contract)
+    api.assert_valid(body, "DocumentReference", where="the suite's HrInboxDocument body", context="write")
+    response = api.post(DOCUMENTS, json=body)
+    assert response.status_code in (200, 422), (
+        f"POST {DOCUMENTS} of an HrInboxDocument answered {response.status_code}: 200 {{ message }}, or 422 when "
+        f"the source system rejects it: {response.text[:300]}"
+    )
+    if response.status_code == 200:
+        api.assert_valid(response.json(), "WriteMessage", where=f"the answer of POST {DOCUMENTS}")
+
+
+# -- PATCH of a warehouse document ---------------------------------------------------------------------------
+
+
+@pytest.mark.xdist_group("warehouse-document-writes")
+@pytest.mark.requirement("ERIS-DOC-006", "ERIS-DOC-W-001", "ERIS-WRITE-001")
+def test_patch_changes_the_status_of_a_warehouse_document(api: Any, contract: Any) -> None:
+    status_system = f"{vocab(contract)}/warehouse/document-status"
+    warehouse = [
+        (key, d)
+        for key, d in _keyed(contract, _of_profile(api, contract, "WarehouseDocument"))
+        if codes(d.get("status"), status_system) and d.get("type")
+    ]
+    if not warehouse:
+        pytest.skip(
+            f"the target serves no WarehouseDocument with an identifier, a status of {status_system} and a type"
+        )
+    key, document = warehouse[-1]
+    current = sorted(codes(document["status"], status_system))[0]
+    seen = sorted({c for _, d in warehouse for c in codes(d["status"], status_system)} - {current})
+    new = seen[0] if seen else current  # a status this target uses; the contract names none
+
+    def body(code: str) -> dict[str, Any]:
+        profile = contract.profiles["WarehouseDocument"]
+        system, category = profile.category_codings[0]
+        return {
+            "resourceType": "DocumentReference",
+            "meta": {"profile": [profile.url]},
+            "category": [{"coding": [{"system": system, "code": category}]}],
+            "identifier": [{"system": key[0], "value": key[1]}],
+            "status": {"coding": [{"system": status_system, "code": code}]},
+            "type": document["type"],
+        }
+
+    api.assert_valid(body(new), "DocumentReference", where="the suite's WarehouseDocument body", context="write")
+    try:
+        response = api.patch(DOCUMENTS, json=body(new))
+        assert response.status_code == 200, f"PATCH {DOCUMENTS} answered {response.status_code}: {response.text[:300]}"
+        answer = response.json()
+        assert isinstance(answer, dict) and isinstance(answer.get("items"), list), (
+            f"PATCH {DOCUMENTS} must answer {{ items: [...] }}, not {str(answer)[:200]}"
+        )
+        found = only(
+            api.read(DOCUMENTS, {"identifier": token(*key)}, resource_type="DocumentReference"),
+            f"GET {DOCUMENTS}?identifier={token(*key)}",
+        )
+        assert codes(found.get("status"), status_system) == {new}, (
+            f"after PATCH the warehouse document {token(*key)} has status {codes(found.get('status'))}, not {new}"
+        )
+        assert codes(found.get("type")) == codes(document["type"]), "PATCH with the same type changed the type"
+    finally:
+        if new != current:
+            api.patch(DOCUMENTS, json=body(current))

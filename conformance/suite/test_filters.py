@@ -1,0 +1,323 @@
+"""Filters of the master-data, fixed-asset and document reads: every query parameter of schemas/openapi.json
+whose value form the contract shows, driven by values taken from the target's own items; `attribute`
+repeated; the required parameters; and the coded filters `type` and `status` against the vocabularies
+declared for the resource (profiles/resources/<Type>.json, filterVocabularies).
+
+Parameters whose value form the contract does not show (parties lastModified, locations contained,
+document-references statusDate and issueDateFrom, fixed-asset-documents format: FORM_NOT_SHOWN) are not
+sent. Capabilities, grant assignments and naming systems are in test_terminology_and_access.py; value
+sets too. Error bodies of the read side have no shape in the contract: a 400 is checked for its status
+and for naming the parameter somewhere in its body."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from conformance.suite.read_support import (
+    FILTERS,
+    UNDECLARED_VOCABULARY,
+    Discovery,
+    Filter,
+    ListRead,
+    check_filter,
+    codings,
+    ids,
+    list_read,
+    list_reads,
+    names_parameter,
+    read_everything,
+    reference_key_identifiers,
+    skip_without,
+    string_attributes,
+    token,
+    unchecked_parameters,
+)
+from profiles import load_contract
+
+_UNCHECKED = unchecked_parameters()
+assert not _UNCHECKED, f"query parameters of openapi.json that no read-side test covers: {_UNCHECKED}"
+
+ACCESS_PATHS = {"/v1/capabilities", "/v1/grant-assignments", "/v1/naming-systems"}
+"""Filtered in test_terminology_and_access.py."""
+
+# Requirement rows, named once. Marks are written out in each decorator (no helper builds them): the
+# catalogue's coverage (conformance/requirements.py) reads them from the source.
+FORM = "ERIS-FILTER-004"
+PARTIES = "ERIS-FILTER-005"
+ROLES = "ERIS-FILTER-007"
+RELATIONSHIPS = "ERIS-FILTER-008"
+LOCATIONS = "ERIS-LOC-002"
+# rows of requirements-writes.toml, where the fixed-asset and document-reference reads are listed
+ALLOCATIONS = "ERIS-ASSET-007"
+ASSET_DOCUMENTS = "ERIS-ASSET-010"
+DOCUMENTS = "ERIS-DOC-004"
+ADDRESSED_BY_IDENTIFIER = "ERIS-ROUTE-001"
+ATTRIBUTE = "ERIS-BASE-003"
+CODED = "ERIS-FILTER-003"
+
+
+_COVERED: set[tuple[str, str]] = set()
+
+
+def _case(path: str, parameter: str, mark: Any) -> Any:
+    _COVERED.add((path, parameter))
+    return pytest.param(
+        list_read(path), FILTERS[path][parameter], marks=mark, id=f"{path.removeprefix('/v1/')}?{parameter}"
+    )
+
+
+@pytest.fixture(scope="module")
+def discovery(api: Any, contract: Any, validator: Any) -> Discovery:
+    return Discovery(api, contract, validator)
+
+
+# -- every filter ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("read", "flt"),
+    [
+        _case("/v1/parties", "profile", pytest.mark.requirement(FORM, PARTIES, "ERIS-FILTER-006", "ERIS-READ-003")),
+        _case("/v1/parties", "type", pytest.mark.requirement(FORM, PARTIES, CODED, "ERIS-FILTER-001")),
+        _case(
+            "/v1/parties",
+            "identifier",
+            pytest.mark.requirement(FORM, PARTIES, ADDRESSED_BY_IDENTIFIER, "ERIS-PARTY-011"),
+        ),
+        _case("/v1/parties", "owner", pytest.mark.requirement(FORM, PARTIES)),
+        _case("/v1/parties", "attribute", pytest.mark.requirement(FORM, PARTIES, ATTRIBUTE)),
+        _case("/v1/parties", "status", pytest.mark.requirement(FORM, PARTIES, CODED, "ERIS-FILTER-001")),
+        _case("/v1/party-roles", "role", pytest.mark.requirement(FORM, ROLES)),
+        _case("/v1/party-roles", "party", pytest.mark.requirement(FORM, ROLES)),
+        _case("/v1/party-roles", "profile", pytest.mark.requirement(ROLES)),
+        _case("/v1/party-relationships", "type", pytest.mark.requirement(FORM, RELATIONSHIPS, CODED)),
+        _case("/v1/party-relationships", "partyFrom", pytest.mark.requirement(FORM, RELATIONSHIPS)),
+        _case("/v1/party-relationships", "partyTo", pytest.mark.requirement(FORM, RELATIONSHIPS)),
+        _case("/v1/party-relationships", "attribute", pytest.mark.requirement(FORM, RELATIONSHIPS, ATTRIBUTE)),
+        _case("/v1/locations", "profile", pytest.mark.requirement(LOCATIONS, "ERIS-LOC-001")),
+        _case("/v1/locations", "identifier", pytest.mark.requirement(FORM, LOCATIONS, ADDRESSED_BY_IDENTIFIER)),
+        _case("/v1/locations", "owner", pytest.mark.requirement(FORM, LOCATIONS)),
+        _case("/v1/locations", "attribute", pytest.mark.requirement(FORM, LOCATIONS, ATTRIBUTE)),
+        _case("/v1/locations", "type", pytest.mark.requirement(FORM, LOCATIONS, CODED)),
+        _case("/v1/locations", "category", pytest.mark.requirement(FORM, LOCATIONS)),
+        _case("/v1/fixed-asset-allocations", "category", pytest.mark.requirement(FORM, ALLOCATIONS)),
+        _case("/v1/fixed-asset-documents", "identifier", pytest.mark.requirement(FORM, ASSET_DOCUMENTS)),
+        _case("/v1/fixed-asset-documents", "owner", pytest.mark.requirement(FORM, ASSET_DOCUMENTS)),
+        _case("/v1/fixed-asset-documents", "attribute", pytest.mark.requirement(FORM, ASSET_DOCUMENTS, ATTRIBUTE)),
+        _case("/v1/document-references", "profile", pytest.mark.requirement(DOCUMENTS)),
+        _case(
+            "/v1/document-references", "identifier", pytest.mark.requirement(FORM, DOCUMENTS, ADDRESSED_BY_IDENTIFIER)
+        ),
+        _case("/v1/document-references", "attribute", pytest.mark.requirement(FORM, DOCUMENTS, ATTRIBUTE)),
+        _case("/v1/document-references", "type", pytest.mark.requirement(FORM, DOCUMENTS, CODED, "ERIS-FILTER-002")),
+        _case("/v1/document-references", "participant", pytest.mark.requirement(FORM, DOCUMENTS)),
+    ],
+)
+def test_a_value_taken_from_an_item_finds_it_and_only_matching_items(
+    discovery: Discovery, read: ListRead, flt: Filter
+) -> None:
+    check_filter(discovery, read, flt)
+
+
+_TABLE = {(path, name) for path, filters in FILTERS.items() if path not in ACCESS_PATHS for name in filters}
+assert _COVERED == _TABLE, f"filters without a case: {_TABLE - _COVERED}; cases of no filter: {_COVERED - _TABLE}"
+
+
+@pytest.mark.requirement("ERIS-PARTY-010", "ERIS-PARTY-011", "ERIS-ROUTE-001")
+@pytest.mark.parametrize("profile", [p.name for p in load_contract().profiles_of("Party")])
+def test_a_party_is_read_back_by_each_of_its_reference_key_identifiers(discovery: Discovery, profile: str) -> None:
+    url = discovery.contract.profiles[profile].url
+    candidates = [
+        (party, reference_key_identifiers(discovery, party))
+        for party in discovery.parties
+        if url in discovery.profiles_of(party, "Party")
+    ]
+    candidates = [(party, keys) for party, keys in candidates if keys]
+    skip_without(candidates, f"{profile} party with an identifier in a reference-key namespace")
+    party, keys = max(candidates, key=lambda candidate: len(candidate[1]))
+    for system, value in keys:
+        params = {"identifier": token(system, value)}
+        found = read_everything(discovery.api, "/v1/parties", params, resource_type="Party")
+        assert party["id"] in ids(found), f"GET /v1/parties?identifier={system}|{value} did not find {party['id']}"
+        wrong = [p["id"] for p in found if {"system": system, "value": value} not in _identifier_pairs(p)]
+        assert not wrong, f"GET /v1/parties?identifier={system}|{value} answered parties without it: {wrong}"
+
+
+def _identifier_pairs(item: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"system": i.get("system"), "value": i.get("value")} for i in item.get("identifier", [])]
+
+
+@pytest.mark.requirement(FORM, ATTRIBUTE)
+@pytest.mark.parametrize("read", [r for r in list_reads() if "attribute" in FILTERS.get(r.path, {})], ids=str)
+def test_repeated_attribute_filters_must_all_match(discovery: Discovery, read: ListRead) -> None:
+    items = discovery.items(read.path)
+    pairs_of = {item.get("id"): set(string_attributes(item)) for item in items}
+    best = None
+    for item in items:
+        pairs = sorted(pairs_of[item.get("id")])
+        for first in pairs:
+            for second in pairs:
+                if first == second:
+                    continue
+                # one that another item has without the second: an "any of" reading then shows
+                telling = sum(1 for p in pairs_of.values() if first in p and second not in p)
+                if best is None or telling > best[0]:
+                    best = (telling, item, first, second)
+    skip_without([best] if best else [], f"item on {read.path} with two attributes")
+    assert best is not None
+    _, item, first, second = best
+    params = {**discovery.required_for(read, item), "attribute": [token(*first), token(*second)]}
+    found = read_everything(discovery.api, read.path, params, resource_type=read.resource_type)
+    shown = f"GET {read.path}?attribute={token(*first)}&attribute={token(*second)}"
+    assert item.get("id") in ids(found), f"{shown} did not find {item.get('id')}, which has both"
+    wrong = [i.get("id") for i in found if not {first, second} <= set(string_attributes(i))]
+    assert not wrong, f"{shown} answered items that lack one of the two attributes: {wrong}"
+
+
+# -- required parameters --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        pytest.param(list_read("/v1/party-roles"), marks=pytest.mark.requirement(ROLES), id="party-roles"),
+        pytest.param(
+            list_read("/v1/party-relationships"), marks=pytest.mark.requirement(RELATIONSHIPS), id="party-relationships"
+        ),
+        pytest.param(
+            list_read("/v1/fixed-asset-allocations"),
+            marks=pytest.mark.requirement(ALLOCATIONS),
+            id="fixed-asset-allocations",
+        ),
+    ],
+)
+def test_a_read_without_its_required_parameter_is_refused(discovery: Discovery, read: ListRead) -> None:
+    response = discovery.api.get(read.path)
+    # The status code is not shown: any client error will do, a success or a server error will not.
+    assert 400 <= response.status_code < 500, (
+        f"GET {read.path} without {', '.join(read.required)} (required) answered {response.status_code}"
+    )
+
+
+# -- coded filters and their vocabularies ---------------------------------------------------------
+
+
+def _vocabulary_cases() -> list[Any]:
+    """(resource type, parameter) of every coded filter with declared vocabularies."""
+    contract = load_contract()
+    return [
+        pytest.param(resource_type, parameter, id=f"{resource_type}.{parameter}")
+        for resource_type, rules in contract.resources.items()
+        for parameter in rules.filter_vocabularies
+    ]
+
+
+def _path_of(resource_type: str) -> ListRead:
+    return next(read for read in list_reads() if read.resource_type == resource_type)
+
+
+def _codes_carried(discovery: Discovery, read: ListRead, element: str) -> list[tuple[str, str]]:
+    return [pair for item in discovery.items(read.path) for pair in codings(item.get(element))]
+
+
+def _echoes(value: str) -> list[str]:
+    system = value.partition("|")[0]
+    return [value, system, quote(value, safe=""), quote(system, safe=""), quote(value), quote(system)]
+
+
+def _assert_400_naming(discovery: Discovery, read: ListRead, parameter: str, value: str) -> None:
+    response = discovery.api.get(read.path, {parameter: value})
+    shown = f"GET {read.path}?{parameter}={value}"
+    assert response.status_code == 400, f"{shown} (a vocabulary not declared for it) answered {response.status_code}"
+    assert names_parameter(response, parameter, _echoes(value)), (
+        f"{shown} answered 400 without naming the parameter {parameter!r}: {response.text[:300]}"
+    )
+
+
+@pytest.mark.requirement(CODED, "ERIS-ERR-101", "ERIS-FILTER-001", "ERIS-FILTER-002")
+@pytest.mark.parametrize(("resource_type", "parameter"), _vocabulary_cases())
+def test_a_coded_filter_in_an_undeclared_vocabulary_is_a_400_naming_the_parameter(
+    discovery: Discovery, resource_type: str, parameter: str
+) -> None:
+    read = _path_of(resource_type)
+    declared = discovery.contract.resources[resource_type].filter_vocabularies
+    carried = [code for system, code in _codes_carried(discovery, read, parameter) if system in declared[parameter]]
+    code = carried[0] if carried else "x"
+    # a vocabulary of nobody; those declared for the resource's other coded filters; and a few that the
+    # items use in other elements (category, space...): real vocabularies, but not this filter's
+    elsewhere = {system for item in discovery.items(read.path) for system, _ in _all_codings(item)}
+    others = {v for name, vocabularies in declared.items() if name != parameter for v in vocabularies}
+    wrong = sorted(others - set(declared[parameter])) + sorted(elsewhere - others - set(declared[parameter]))[:3]
+    for vocabulary in [UNDECLARED_VOCABULARY, *wrong]:
+        _assert_400_naming(discovery, read, parameter, token(vocabulary, code))
+
+
+@pytest.mark.requirement(CODED, "ERIS-FILTER-001", "ERIS-FILTER-002")
+@pytest.mark.parametrize(("resource_type", "parameter"), _vocabulary_cases())
+def test_a_coded_filter_in_each_declared_vocabulary_is_accepted(
+    discovery: Discovery, resource_type: str, parameter: str
+) -> None:
+    read = _path_of(resource_type)
+    # a code of each vocabulary wherever the items carry one (warehouse/document-status is a status)
+    carried = {system: code for item in discovery.items(read.path) for system, code in _all_codings(item)}
+    tried = 0
+    for vocabulary in discovery.contract.resources[resource_type].filter_vocabularies[parameter]:
+        code = carried.get(vocabulary) or _a_code_of(discovery, vocabulary)
+        if code is None:
+            continue
+        # The answer must be a read (200 and valid items); which items a code of a vocabulary that is
+        # not the element's own selects is not shown.
+        discovery.api.read(read.path, {parameter: token(vocabulary, code)}, resource_type=read.resource_type)
+        tried += 1
+    skip_without([None] * tried, f"code of the vocabularies declared for {resource_type} {parameter}")
+
+
+def _all_codings(node: Any) -> list[tuple[str, str]]:
+    """(system, code) of every Coding anywhere in a resource."""
+    if isinstance(node, list):
+        return [pair for value in node for pair in _all_codings(value)]
+    if not isinstance(node, dict):
+        return []
+    found = codings(node) if "coding" in node else []
+    return found + [pair for key, value in node.items() if key != "coding" for pair in _all_codings(value)]
+
+
+def _a_code_of(discovery: Discovery, vocabulary: str) -> str | None:
+    """A code of `vocabulary`, from the value set of that url if the target serves one."""
+    response = discovery.api.get("/v1/value-sets", {"url": vocabulary})
+    if response.status_code != 200:
+        return None
+    for value_set in response.json().get("items", []):
+        for include in value_set.get("compose", {}).get("include", []):
+            for concept in include.get("concept", []):
+                if include.get("system") == vocabulary and isinstance(concept.get("code"), str):
+                    return concept["code"]
+    return None
+
+
+@pytest.mark.requirement("ERIS-FILTER-002", "ERIS-ERR-102", "ERIS-ERR-101")
+def test_the_finance_document_type_filter_on_document_references_is_a_400(discovery: Discovery) -> None:
+    vocabulary = f"{discovery.vocab_url}/finance/document-type"
+    code = _a_code_of(discovery, vocabulary) or "invoice"
+    _assert_400_naming(discovery, list_read("/v1/document-references"), "type", token(vocabulary, code))
+
+
+# -- locations ------------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-ASSET-009", "ERIS-LOC-001", LOCATIONS)
+def test_usage_places_are_read_by_the_usage_place_profile(discovery: Discovery) -> None:
+    url = discovery.contract.profiles["UsagePlace"].url
+    found = read_everything(discovery.api, "/v1/locations", {"profile": url}, resource_type="Location")
+    category = (f"{discovery.vocab_url}/assets/location-category", "usage-place")
+    for location in found:
+        assert url in discovery.profiles_of(location, "Location"), f"{location.get('id')} is not a usage place"
+        assert category in codings(location.get("category")), (
+            f"usage place {location.get('id')} has no category usage-place in {category[0]}"
+        )
+    claiming = {i.get("id") for i in discovery.items("/v1/locations") if url in discovery.claimed_profiles(i)}
+    missing = claiming - set(ids(found))
+    assert not missing, f"GET /v1/locations?profile={url} left out usage places: {sorted(missing)}"

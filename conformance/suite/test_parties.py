@@ -1,0 +1,236 @@
+"""Parties: reads by each reference-key identifier, and the writes of the contract (POST and PATCH of a
+Contractor on /v1/parties), against any implementation.
+
+Data are discovered by reads (a Contractor from GET /v1/parties?profile=<Contractor>, the owner NIP from
+the data); the write tests create parties of their own and change only those, so reads of seed data by
+other tests are not disturbed. Where the contract leaves a status code open (a write refused for its
+profile: "its status code: not shown", ERIS-ERR-203), any 4xx is accepted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.suite._writes import (
+    contractor_body,
+    contractors,
+    create_contractor,
+    display_name,
+    has_identifier,
+    identifiers,
+    installation_systems,
+    nip_system,
+    of_profile,
+    only,
+    owner_nip_of,
+    profile_systems,
+    read_parties,
+    reference_key_systems,
+    register_identifier,
+    token,
+    unique_name,
+    without_profile,
+)
+
+PARTIES = "/v1/parties"
+
+
+@pytest.fixture(scope="module")
+def owner_nip(api: Any, contract: Any) -> str:
+    """The NIP of an owner of parties, found in the target's data (PATCH needs owner={nip_system}|<NIP>)."""
+    found = owner_nip_of(api, contract)
+    if found is None:
+        pytest.skip("the target shows no owner NIP: no Contractor owned by a NIP and no Employer with a NIP")
+    return found
+
+
+def _refused(response: Any, what: str) -> None:
+    assert 400 <= response.status_code < 500, (
+        f"{what} answered {response.status_code}; the contract rejects it (any 4xx): {response.text[:300]}"
+    )
+
+
+# -- reads ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-PARTY-010", "ERIS-PARTY-011", "ERIS-PARTY-008", "ERIS-READ-001")
+def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(api: Any, contract: Any) -> None:
+    found = contractors(api, contract)
+    keyed = [party for party in found if identifiers(party, reference_key_systems(contract))]
+    if not keyed:
+        pytest.skip("the target serves no Contractor with an identifier in a reference-key namespace")
+    party = keyed[0]
+    for system, value in identifiers(party, reference_key_systems(contract)):
+        items = read_parties(api, system, value)
+        assert party["id"] in [item.get("id") for item in items], (
+            f"GET /v1/parties?identifier={system}|{value} does not return the Contractor {party['id']} that has it"
+        )
+        strangers = [item.get("id") for item in items if not has_identifier(item, system, value)]
+        assert not strangers, f"GET /v1/parties?identifier={system}|{value} returns parties without it: {strangers}"
+        if system in installation_systems(contract):
+            assert len(items) == 1, f"the installation identifier {system}|{value} names {len(items)} parties"
+
+
+# -- POST /v1/parties --------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-PARTY-012", "ERIS-PARTY-013", "ERIS-PARTY-W-001", "ERIS-WRITE-001", "ERIS-PARTY-011")
+@pytest.mark.parametrize("by", ["category", "meta"], ids=["by-party-kind-category", "by-meta-profile"])
+def test_post_creates_a_contractor_with_an_assigned_identifier_that_reads_back(
+    api: Any, contract: Any, by: str
+) -> None:
+    register = profile_systems(contract, "Contractor", reference_key=True)[0]
+    body, party = create_contractor(api, contract, unique_name(), by=by, namespace=register)
+    values = [value for system, value in identifiers(party, {register}) if system == register]
+    assert values, (
+        f"the namespace {register} was given: it selects where the party is registered, but the created Party "
+        f"has no value in it: {party.get('identifier')}"
+    )
+    found = only(read_parties(api, register, values[0]), f"GET /v1/parties?identifier={register}|{values[0]}")
+    assert found.get("id") == party.get("id"), "the read by the assigned identifier returns another party"
+    assert display_name(found) == display_name(body), "the party read back does not carry the name written"
+
+
+@pytest.mark.requirement("ERIS-PARTY-012", "ERIS-PARTY-013", "ERIS-WRITE-001")
+def test_post_without_a_namespace_lets_the_profile_choose_it(api: Any, contract: Any) -> None:
+    body, party = create_contractor(api, contract, unique_name(), namespace=None)
+    system, value = register_identifier(contract, party)
+    items = read_parties(api, system, value)
+    assert [item.get("id") for item in items] == [party.get("id")], (
+        f"GET /v1/parties?identifier={system}|{value} does not return exactly the created party"
+    )
+    assert display_name(items[0]) == display_name(body)
+
+
+@pytest.mark.requirement("ERIS-PARTY-014", "ERIS-PARTY-012", "ERIS-WRITE-001")
+def test_post_always_creates_a_new_party(api: Any, contract: Any) -> None:
+    name = unique_name()
+    _, first = create_contractor(api, contract, name)
+    _, second = create_contractor(api, contract, name)
+    assert first.get("id") != second.get("id"), "posting the same body twice gave the same party (same id)"
+    first_key, second_key = register_identifier(contract, first), register_identifier(contract, second)
+    assert first_key != second_key, f"posting the same body twice gave the same identifier {token(*first_key)}"
+    for key, party in ((first_key, first), (second_key, second)):
+        assert [item.get("id") for item in read_parties(api, *key)] == [party.get("id")], (
+            f"GET /v1/parties?identifier={token(*key)} does not return exactly the party created with it"
+        )
+
+
+# -- PATCH /v1/parties ------------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-PARTY-015", "ERIS-PARTY-014", "ERIS-PARTY-W-001", "ERIS-WRITE-001", "ERIS-ROUTE-001")
+def test_patch_updates_a_contractor_and_a_read_returns_the_change(api: Any, contract: Any, owner_nip: str) -> None:
+    _, created = create_contractor(api, contract, unique_name(), owner_nip=owner_nip)
+    system, value = register_identifier(contract, created)
+    renamed = unique_name("Po zmianie")
+    body = contractor_body(contract, renamed, namespace=False, owner_nip=owner_nip, comment="changed by eris certify")
+    api.assert_valid(body, "Party", where="the suite's PATCH body", context="write")
+    response = api.patch(
+        PARTIES, json=body, params={"identifier": token(system, value), "owner": token(nip_system(contract), owner_nip)}
+    )
+    assert response.status_code == 200, f"PATCH /v1/parties answered {response.status_code}: {response.text[:300]}"
+    updated = response.json()
+    api.assert_valid(updated, "Party", where="the Party answered by PATCH /v1/parties")
+    assert updated.get("id") == created.get("id"), "PATCH answered another party than the one addressed"
+    assert display_name(updated) == renamed, "the Party answered by PATCH does not carry the new name"
+    assert has_identifier(updated, system, value), "the updated Party lost the identifier it was addressed by"
+    found = only(read_parties(api, system, value), f"GET /v1/parties?identifier={token(system, value)} after PATCH")
+    assert found.get("id") == created.get("id"), f"{token(system, value)} reads back another party after PATCH"
+    assert display_name(found) == renamed, "a read after PATCH does not return the new name"
+    assert found.get("comment") == "changed by eris certify", "a read after PATCH does not return the new comment"
+
+
+# -- refused writes ---------------------------------------------------------------------------------------
+
+REFUSED = ["no-profile", "employee-by-meta-profile", "employee-by-category", "asset-holder-by-category"]
+
+
+def _refused_body(contract: Any, case: str) -> dict[str, Any]:
+    name = unique_name("Odrzucony")
+    if case == "no-profile":
+        return without_profile(contract, name)
+    profile = "Employee" if case.startswith("employee") else "AssetHolder"
+    return of_profile(contract, profile, name, by="meta" if case.endswith("meta-profile") else "category")
+
+
+@pytest.mark.requirement("ERIS-PARTY-W-001")
+@pytest.mark.parametrize("case", REFUSED)
+def test_the_suites_refused_bodies_break_the_write_rules_and_its_contractor_bodies_do_not(
+    validator: Any, contract: Any, case: str
+) -> None:
+    """The suite's own bodies are right: what it expects refused is refused by the validator as a write,
+    what it expects accepted passes it."""
+    refused = [i for i in validator.validate(_refused_body(contract, case), resource_type="Party", context="write")]
+    assert any(issue.is_error for issue in refused), f"the validator accepts the {case} body as a write"
+    for by in ("category", "meta", "both"):
+        body = contractor_body(contract, unique_name(), by=by)
+        errors = [i.message for i in validator.validate(body, resource_type="Party", context="write") if i.is_error]
+        assert errors == [], f"the suite's Contractor body ({by}) breaks the write rules: {errors}"
+
+
+@pytest.mark.requirement("ERIS-PARTY-W-001")
+@pytest.mark.parametrize("case", REFUSED)
+def test_post_of_another_profile_or_without_a_profile_is_refused(api: Any, contract: Any, case: str) -> None:
+    body = _refused_body(contract, case)
+    _refused(api.post(PARTIES, json=body), f"POST /v1/parties of a party {case}")
+    for system, value in identifiers(body):
+        assert read_parties(api, system, value) == [], f"the refused POST ({case}) created {system}|{value}"
+
+
+@pytest.mark.requirement("ERIS-PARTY-W-001", "ERIS-PARTY-015")
+@pytest.mark.parametrize("case", REFUSED)
+def test_patch_of_another_profile_or_without_a_profile_is_refused_and_changes_nothing(
+    api: Any, contract: Any, owner_nip: str, case: str
+) -> None:
+    body, created = create_contractor(api, contract, unique_name(), owner_nip=owner_nip)
+    system, value = register_identifier(contract, created)
+    params = {"identifier": token(system, value), "owner": token(nip_system(contract), owner_nip)}
+    _refused(api.patch(PARTIES, json=_refused_body(contract, case), params=params), f"PATCH /v1/parties {case}")
+    found = only(read_parties(api, system, value), f"GET /v1/parties?identifier={token(system, value)} ({case})")
+    assert display_name(found) == display_name(body), f"a refused PATCH ({case}) changed the party's name"
+    assert contract.profiles["Contractor"] in api.validator.recognised_profiles(found, "Party"), (
+        f"after a refused PATCH ({case}) the party is no longer a Contractor"
+    )
+
+
+@pytest.mark.requirement("ERIS-PARTY-W-001")
+def test_patch_of_a_party_of_another_profile_is_refused_and_changes_nothing(api: Any, contract: Any) -> None:
+    """A right Contractor body addressed to an Employee (found in the data, with its owner's NIP): writes
+    support only the Contractor profile. Nothing changes when it is refused, as the test checks."""
+    employees = api.read(PARTIES, {"profile": contract.profiles["Employee"].url, "count": 100}, resource_type="Party")
+    register = set(profile_systems(contract, "Employee", reference_key=True))
+    candidates = [
+        (key, owner["identifier"]["value"], party)
+        for party in employees
+        for key in identifiers(party, register)[:1]
+        for owner in party.get("owner") or []
+        if isinstance(owner, dict)
+        and isinstance(owner.get("identifier"), dict)
+        and owner["identifier"].get("system") == nip_system(contract)
+    ]
+    if not candidates:
+        pytest.skip("the target serves no Employee with an installation identifier and an owner NIP")
+    (system, value), nip, before = candidates[-1]
+    body = contractor_body(contract, unique_name("Nie pracownik"), namespace=False, comment="not an employee")
+    params = {"identifier": token(system, value), "owner": token(nip_system(contract), nip)}
+    _refused(api.patch(PARTIES, json=body, params=params), "PATCH /v1/parties addressed to an Employee")
+    after = only(read_parties(api, system, value), f"GET /v1/parties?identifier={token(system, value)}")
+    assert {k: v for k, v in after.items() if k != "meta"} == {k: v for k, v in before.items() if k != "meta"}, (
+        f"a refused PATCH addressed to the Employee {token(system, value)} changed it"
+    )
+
+
+# -- no DELETE ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-ROUTE-002")
+def test_there_is_no_delete_of_a_party(api: Any, contract: Any, owner_nip: str) -> None:
+    _, created = create_contractor(api, contract, unique_name("Nieusuwalny"), owner_nip=owner_nip)
+    system, value = register_identifier(contract, created)
+    params = {"identifier": token(system, value), "owner": token(nip_system(contract), owner_nip)}
+    _refused(api.request("DELETE", PARTIES, params=params), "DELETE /v1/parties")
+    assert [item.get("id") for item in read_parties(api, system, value)] == [created.get("id")], (
+        f"after DELETE /v1/parties the party {token(system, value)} no longer reads back"
+    )

@@ -1,0 +1,212 @@
+"""Reads: the envelope and its paging on every list read of the contract, the /v1 prefix, and the
+absence of `{id}` routes and of DELETE.
+
+The list reads come from schemas/openapi.json (every GET paged with count and offset). Items are
+compared by id (by url for the value-set listing) and as sets within a page: the contract fixes no
+item order, only that `offset` counts into one list that pages consistently. Reads carry no token:
+authentication of endpoints other than POST /v1/reports is not shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from conformance.suite.read_support import (
+    Discovery,
+    ListRead,
+    assert_not_success,
+    identifiers,
+    ids,
+    list_reads,
+    operation_paths,
+    read_everything,
+    token,
+)
+
+LIST_READS = list_reads()
+DEFAULT_COUNT = 20
+
+
+@pytest.fixture(scope="module")
+def discovery(api: Any, contract: Any, validator: Any) -> Discovery:
+    return Discovery(api, contract, validator)
+
+
+def _params(discovery: Discovery, read: ListRead) -> dict[str, str]:
+    """The required parameters of `read` with the discovered value that finds the most items."""
+    params = discovery.largest_required(read)
+    if params is None:
+        pytest.skip(f"no value of {', '.join(read.required)} found items on {read.path}: nothing to page through")
+    return params
+
+
+def _paging_check(discovery: Discovery, read: ListRead, check: Callable[[list[Any]], None]) -> None:
+    """Run `check` against the ids of the whole list, read afresh. Other tests may write while this one
+    pages (parties, documents; under pytest-xdist at the same time): when a check fails and the list has
+    changed meanwhile, it is run again on the new list; when the list is unchanged, the failure stands."""
+    params = _params(discovery, read)
+    for attempt in range(3):
+        everything = ids(read_everything(discovery.api, read.path, params, resource_type=read.resource_type))
+        if not everything:
+            pytest.skip(f"GET {read.path} found no items: nothing to page through")
+        try:
+            check(everything)
+            return
+        except AssertionError:
+            unchanged = ids(read_everything(discovery.api, read.path, params)) == everything
+            if unchanged or attempt == 2:
+                raise
+
+
+def _page(discovery: Discovery, read: ListRead, params: dict[str, Any]) -> list[Any]:
+    return ids(discovery.api.read(read.path, params, resource_type=read.resource_type))
+
+
+# -- the envelope ---------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-READ-001", "ERIS-READ-002", "ERIS-VER-001")
+@pytest.mark.parametrize("read", LIST_READS, ids=str)
+def test_every_list_read_answers_the_envelope_of_valid_items(discovery: Discovery, read: ListRead) -> None:
+    params = _params(discovery, read)
+    response = discovery.api.get(read.path, params)
+    assert response.status_code == 200, f"GET {response.request.url} answered {response.status_code}"
+    body = response.json()
+    discovery.api.assert_valid(body, "ReadEnvelope", where=f"GET {response.request.url}")
+    for position, item in enumerate(body["items"]):
+        discovery.api.assert_valid(item, read.resource_type, where=f"GET {response.request.url} items[{position}]")
+
+
+# -- paging ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-LIMIT-001", "ERIS-READ-002")
+@pytest.mark.parametrize("read", LIST_READS, ids=str)
+def test_count_defaults_to_20(discovery: Discovery, read: ListRead) -> None:
+    params = _params(discovery, read)
+
+    def check(everything: list[Any]) -> None:
+        default = _page(discovery, read, params)
+        assert len(default) == min(DEFAULT_COUNT, len(everything)), (
+            f"GET {read.path} without count answered {len(default)} items of {len(everything)}; the default is 20"
+        )
+        assert set(default) == set(everything[:DEFAULT_COUNT]), f"GET {read.path} without count is not the first page"
+        explicit = _page(discovery, read, {**params, "count": DEFAULT_COUNT, "offset": 0})
+        assert set(default) == set(explicit), f"GET {read.path} without count/offset differs from count=20&offset=0"
+        if len(everything) > DEFAULT_COUNT:
+            twenty_first = _page(discovery, read, {**params, "count": 1, "offset": DEFAULT_COUNT})
+            assert twenty_first == [everything[DEFAULT_COUNT]], (
+                f"GET {read.path}: the 21st item is not at offset 20 (count=1 answered {twenty_first})"
+            )
+            shifted = _page(discovery, read, {**params, "offset": 1})
+            assert set(shifted) == set(everything[1 : 1 + DEFAULT_COUNT]), (
+                f"GET {read.path}?offset=1 without count is not items 1..20 of the list"
+            )
+
+    _paging_check(discovery, read, check)
+
+
+@pytest.mark.requirement("ERIS-LIMIT-002", "ERIS-READ-002")
+@pytest.mark.parametrize("read", LIST_READS, ids=str)
+def test_offset_defaults_to_0(discovery: Discovery, read: ListRead) -> None:
+    params = _params(discovery, read)
+
+    def check(everything: list[Any]) -> None:
+        count = max(1, min(5, len(everything) - 1))
+        first = _page(discovery, read, {**params, "count": count})
+        assert set(first) == set(everything[:count]), (
+            f"GET {read.path}?count={count} without offset is not the first page"
+        )
+        assert set(first) == set(_page(discovery, read, {**params, "count": count, "offset": 0}))
+
+    _paging_check(discovery, read, check)
+
+
+@pytest.mark.requirement("ERIS-READ-002")
+@pytest.mark.parametrize("read", LIST_READS, ids=str)
+def test_count_is_honoured(discovery: Discovery, read: ListRead) -> None:
+    params = _params(discovery, read)
+
+    def check(everything: list[Any]) -> None:
+        for count in (1, 2, 5):
+            page = _page(discovery, read, {**params, "count": count, "offset": 0})
+            assert len(page) == min(count, len(everything)), (
+                f"GET {read.path}?count={count} answered {len(page)} items (the list has {len(everything)})"
+            )
+
+    _paging_check(discovery, read, check)
+
+
+@pytest.mark.requirement("ERIS-READ-002")
+@pytest.mark.parametrize("read", LIST_READS, ids=str)
+def test_offset_pages_are_disjoint_and_consecutive(discovery: Discovery, read: ListRead) -> None:
+    params = _params(discovery, read)
+
+    def check(everything: list[Any]) -> None:
+        count = max(2, len(everything) // 4 + 1)  # a handful of pages whatever the size
+        seen: list[Any] = []
+        for offset in range(0, len(everything), count):
+            page = _page(discovery, read, {**params, "count": count, "offset": offset})
+            expected = everything[offset : offset + count]
+            assert set(page) == set(expected), (
+                f"GET {read.path}?count={count}&offset={offset} answered {page}, not items {offset}.. of the "
+                f"list ({expected})"
+            )
+            assert not set(page) & set(seen), f"GET {read.path}: the page at offset {offset} repeats earlier items"
+            seen += page
+        assert sorted(map(str, seen)) == sorted(map(str, everything))
+        beyond = _page(discovery, read, {**params, "count": count, "offset": len(everything)})
+        assert beyond == [], f"GET {read.path}?offset={len(everything)} (the end of the list) answered {beyond}"
+
+    _paging_check(discovery, read, check)
+
+
+# -- routes ---------------------------------------------------------------------------------------
+
+
+def _an_id(discovery: Discovery, read: ListRead) -> str:
+    if read.path == "/v1/value-sets":  # the listing has url and version only: read one set for its id
+        listing = discovery.items(read.path)
+        sets = discovery.value_set(listing[0]["url"]) if listing else []
+        found = [s["id"] for s in sets if isinstance(s.get("id"), str)]
+    else:
+        found = [i["id"] for i in discovery.items(read.path) if isinstance(i.get("id"), str)]
+    if not found:
+        pytest.skip(f"GET {read.path} found no item with an id")
+    return found[0]
+
+
+@pytest.mark.requirement("ERIS-ROUTE-001")
+@pytest.mark.parametrize("read", LIST_READS, ids=str)
+def test_there_is_no_route_with_an_id_segment(discovery: Discovery, read: ListRead) -> None:
+    resource_id = _an_id(discovery, read)
+    for method in ("GET", "PATCH", "PUT"):
+        response = discovery.api.request(method, f"{read.path}/{resource_id}")
+        assert_not_success(response, f"a route with an {{id}} segment ({resource_id}) answered as if it existed")
+
+
+def _listed_source(path: str) -> str | None:
+    """The list read whose items `path` acts on: itself, or the documents for $document-content."""
+    source = path.removesuffix("/$document-content")
+    return source if source in {r.path for r in LIST_READS} else None
+
+
+def _delete_params(discovery: Discovery, source: str | None) -> dict[str, str]:
+    """The identifier of an item: a DELETE that named nothing real could fail for that reason alone."""
+    items = discovery.items(source) if source is not None else []
+    named = [pair for item in reversed(items) for pair in identifiers(item)]
+    return {"identifier": token(*named[0])} if named else {}
+
+
+# Last in the module: a target that wrongly deletes loses data only after the other reads have run.
+@pytest.mark.requirement("ERIS-ROUTE-002")
+@pytest.mark.parametrize("path", operation_paths())
+def test_delete_is_not_an_operation_anywhere(discovery: Discovery, path: str) -> None:
+    source = _listed_source(path)
+    response = discovery.api.request("DELETE", path, params=_delete_params(discovery, source))
+    assert_not_success(response, "there is no DELETE operation")
+    items = discovery.items(source) if source is not None else []
+    resource_id = next((i["id"] for i in items if isinstance(i.get("id"), str)), "any-id")
+    assert_not_success(discovery.api.request("DELETE", f"{path}/{resource_id}"), "there is no DELETE operation")

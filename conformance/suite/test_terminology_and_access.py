@@ -1,0 +1,307 @@
+"""Value sets (the listing, a set by url and its alias system, the version field, 404 for a set not
+available, the filters of implementation-defined sets), naming systems, and the access reads:
+capabilities and grant assignments with their filters and the two access queries of the contract.
+Last, the read-only master data refuse writes.
+
+Values are taken from what the target serves; the implementation-defined value sets are recognised by
+the url of their profiles (profiles/definitions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.suite.read_support import (
+    FILTERS,
+    NO_SUCH_VALUE,
+    Discovery,
+    ListRead,
+    assert_not_success,
+    check_filter,
+    codings,
+    identifiers,
+    ids,
+    list_read,
+    read_everything,
+    reference_identifiers,
+    skip_without,
+    string_attributes,
+    token,
+)
+
+VALUE_SETS = "/v1/value-sets"
+GRANTS = "/v1/grant-assignments"
+FORM = "ERIS-FILTER-004"
+CAPABILITIES = "ERIS-ACCESS-003"
+ASSIGNMENTS = "ERIS-ACCESS-004"
+
+
+@pytest.fixture(scope="module")
+def discovery(api: Any, contract: Any, validator: Any) -> Discovery:
+    return Discovery(api, contract, validator)
+
+
+@pytest.fixture(scope="module")
+def listing(discovery: Discovery) -> list[dict[str, Any]]:
+    found = discovery.items(VALUE_SETS)
+    skip_without(found, "value set in GET /v1/value-sets")
+    return found
+
+
+@pytest.fixture(scope="module")
+def implementation_defined(contract: Any) -> set[str]:
+    return {p.canonical_url for p in contract.profiles_of("ValueSet") if p.canonical_url}
+
+
+# -- value sets -----------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-VS-003", "ERIS-VS-002", "ERIS-VER-002", "ERIS-READ-001")
+def test_the_value_set_listing_gives_url_and_version_of_each_set(
+    discovery: Discovery, implementation_defined: set[str]
+) -> None:
+    listing = discovery.items(VALUE_SETS)  # each item validated as ValueSetSummary ({url, version})
+    skip_without(listing, "value set in GET /v1/value-sets")
+    for item in listing:
+        assert "version" in item, f"the listing item {item} has no version"
+        if item["url"] in implementation_defined:
+            assert item["version"] is None, f"implementation-defined set {item['url']} lists version {item['version']}"
+
+
+@pytest.mark.requirement("ERIS-VS-004", "ERIS-VS-001", "ERIS-VS-002", "ERIS-VER-002")
+def test_each_listed_value_set_is_served_by_its_url_with_its_version(
+    discovery: Discovery, listing: list[dict[str, Any]], implementation_defined: set[str]
+) -> None:
+    for summary in listing:
+        url = summary["url"]
+        sets = discovery.value_set(url)
+        assert sets, f"GET /v1/value-sets?url={url} (a listed set) answered no ValueSet"
+        for value_set in sets:
+            assert value_set.get("url") == url, f"GET /v1/value-sets?url={url} answered the set {value_set.get('url')}"
+            assert "version" in value_set, f"the value set {url} has no version field"
+            assert value_set["version"] == summary["version"], (
+                f"the value set {url} has version {value_set['version']!r}, the listing says {summary['version']!r}"
+            )
+            if url in implementation_defined:
+                assert value_set["version"] is None, f"implementation-defined set {url} has a version"
+
+
+@pytest.mark.requirement("ERIS-VS-004")
+def test_system_is_an_alias_of_url(discovery: Discovery, listing: list[dict[str, Any]]) -> None:
+    for summary in listing:
+        by_url = discovery.value_set(summary["url"])
+        by_system = discovery.api.read(VALUE_SETS, {"system": summary["url"]}, resource_type="ValueSet")
+        assert _summaries(by_system) == _summaries(by_url), (
+            f"GET /v1/value-sets?system={summary['url']} differs from ?url="
+        )
+
+
+def _summaries(value_sets: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [(s.get("id"), s.get("url"), s.get("version")) for s in value_sets]
+
+
+@pytest.mark.requirement("ERIS-VS-004", "ERIS-ERR-103")
+@pytest.mark.parametrize("parameter", ["url", "system"])
+def test_a_value_set_not_available_is_a_404(discovery: Discovery, parameter: str) -> None:
+    url = f"{discovery.vocab_url}/{NO_SUCH_VALUE}"
+    response = discovery.api.get(VALUE_SETS, {parameter: url})
+    assert response.status_code == 404, f"GET /v1/value-sets?{parameter}={url} answered {response.status_code}"
+
+
+def _set_values(value_set: dict[str, Any], parameter: str) -> list[str]:
+    if parameter == "id":
+        return [value_set["id"]] if isinstance(value_set.get("id"), str) else []
+    if parameter == "owner":
+        return [token(*pair) for pair in reference_identifiers(value_set.get("owner"))]
+    if parameter == "status":
+        return [token(*pair) for pair in codings(value_set.get("status"))]
+    return [token(*pair) for pair in string_attributes(value_set)]
+
+
+def _set_matches(discovery: Discovery, value_set: dict[str, Any], parameter: str, value: str) -> bool:
+    if parameter in ("id", "status", "attribute"):
+        return value in _set_values(value_set, parameter)
+    system, _, rest = value.partition("|")
+    return any(discovery.same_party((system, rest), pair) for pair in reference_identifiers(value_set.get("owner")))
+
+
+@pytest.mark.requirement("ERIS-VS-005")
+@pytest.mark.parametrize("parameter", ["id", "owner", "status", "attribute"])
+def test_a_filter_of_implementation_defined_sets_finds_the_set_and_no_other(
+    discovery: Discovery, listing: list[dict[str, Any]], implementation_defined: set[str], parameter: str
+) -> None:
+    sets = [s for url in sorted(implementation_defined & {i["url"] for i in listing}) for s in discovery.value_set(url)]
+    carried = [(s, value) for s in sets for value in _set_values(s, parameter)[:1]]
+    skip_without(carried, f"implementation-defined value set with {parameter}")
+    for value_set, value in carried:
+        url = value_set["url"]
+        shown = f"GET /v1/value-sets?url={url}&{parameter}={value}"
+        found = discovery.api.read(VALUE_SETS, {"url": url, parameter: value}, resource_type="ValueSet")
+        assert value_set.get("id") in ids(found), f"{shown} did not find the set it came from"
+        wrong = [s.get("id") for s in found if not _set_matches(discovery, s, parameter, value)]
+        assert not wrong, f"{shown} answered sets that do not match: {wrong}"
+        # a value another set carries and this one does not: the set must not come back (an empty
+        # envelope or a 404, "not available" with that filter, are both read so)
+        other = next((v for s, v in carried if not _set_matches(discovery, value_set, parameter, v)), None)
+        if other is not None:
+            response = discovery.api.get(VALUE_SETS, {"url": url, parameter: other})
+            shown = f"GET /v1/value-sets?url={url}&{parameter}={other}"
+            assert response.status_code in (200, 404), f"{shown} answered {response.status_code}"
+            answered = response.json().get("items", []) if response.status_code == 200 else []
+            for position, item in enumerate(answered):
+                discovery.api.assert_valid(item, "ValueSet", where=f"{shown} items[{position}]")
+            wrong = [s.get("id") for s in answered if not _set_matches(discovery, s, parameter, other)]
+            assert not wrong, f"{shown} answered sets that do not match: {wrong}"
+
+
+# -- naming systems -------------------------------------------------------------------------------
+
+
+def _strings(node: Any) -> set[str]:
+    if isinstance(node, str):
+        return {node}
+    if isinstance(node, list):
+        return {s for value in node for s in _strings(value)}
+    if isinstance(node, dict):
+        return {s for value in node.values() for s in _strings(value)}
+    return set()
+
+
+@pytest.mark.requirement("ERIS-NS-001", "ERIS-PARTY-007")
+def test_the_installation_namespaces_of_parties_are_published_as_naming_systems(discovery: Discovery) -> None:
+    prefix = f"urn:oid:1.2.616.1.113769.4.{discovery.contract.installation.number}."
+    systems = {system for party in discovery.parties for system, _ in identifiers(party)}
+    used = sorted(system for system in systems if system.startswith(prefix))
+    skip_without(used, f"party identifier in an installation namespace ({prefix}<key>)")
+    # The shape of a NamingSystem beyond "the key, the actual system, and the reference key" is not
+    # shown: the system only has to be one of its values.
+    published = _strings(discovery.items("/v1/naming-systems"))
+    missing = [system for system in used if system not in published]
+    assert not missing, f"installation namespaces of parties that no NamingSystem names: {missing}"
+
+
+@pytest.mark.requirement("ERIS-NS-001")
+def test_naming_systems_are_filterable_by_usage(discovery: Discovery) -> None:
+    check_filter(discovery, list_read("/v1/naming-systems"), FILTERS["/v1/naming-systems"]["usage"])
+
+
+# -- capabilities and grant assignments -----------------------------------------------------------
+
+
+def _case(path: str, parameter: str, mark: Any) -> Any:
+    return pytest.param(
+        list_read(path), FILTERS[path][parameter], marks=mark, id=f"{path.removeprefix('/v1/')}?{parameter}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("read", "flt"),
+    [
+        _case("/v1/capabilities", "identifier", pytest.mark.requirement(CAPABILITIES, FORM, "ERIS-ROUTE-001")),
+        _case(GRANTS, "assignedTo", pytest.mark.requirement(ASSIGNMENTS, FORM)),
+        _case(GRANTS, "granted", pytest.mark.requirement(ASSIGNMENTS, FORM)),
+        _case(GRANTS, "basedOn", pytest.mark.requirement(ASSIGNMENTS)),
+        _case(GRANTS, "scope", pytest.mark.requirement(ASSIGNMENTS, FORM)),
+        _case(GRANTS, "attribute", pytest.mark.requirement(ASSIGNMENTS, FORM, "ERIS-BASE-003")),
+    ],
+)
+def test_an_access_filter_value_taken_from_an_item_finds_it_and_only_matching_items(
+    discovery: Discovery, read: ListRead, flt: Any
+) -> None:
+    check_filter(discovery, read, flt)
+
+
+def _party_identifiers(discovery: Discovery, references: Any) -> list[tuple[str, str]]:
+    """The identifiers of `references` that name a Party the target serves: "<Party namespace>|<id>"."""
+    return [pair for pair in reference_identifiers(references) if discovery.party(pair) is not None]
+
+
+@pytest.mark.requirement("ERIS-ACCESS-005")
+def test_the_assignments_of_one_holder(discovery: Discovery) -> None:
+    grants = discovery.items(GRANTS)
+    holders = sorted({pair for grant in grants for pair in _party_identifiers(discovery, grant.get("assignedTo"))})
+    skip_without(holders, "grant assignment to a Party")
+    for holder in holders[:5]:
+        shown = f"GET {GRANTS}?assignedTo={token(*holder)}"
+        found = read_everything(discovery.api, GRANTS, {"assignedTo": token(*holder)}, resource_type="GrantAssignment")
+        theirs = {g.get("id") for g in grants if holder in reference_identifiers(g.get("assignedTo"))}
+        missing = theirs - set(ids(found))
+        assert not missing, f"{shown} left out assignments of that holder: {sorted(missing)}"
+        wrong = [
+            g.get("id")
+            for g in found
+            if not any(discovery.same_party(holder, pair) for pair in reference_identifiers(g.get("assignedTo")))
+        ]
+        assert not wrong, f"{shown} answered assignments of other holders: {wrong}"
+
+
+@pytest.mark.requirement("ERIS-ACCESS-006")
+def test_who_holds_a_capability_over_a_person(discovery: Discovery) -> None:
+    grants = discovery.items(GRANTS)
+    scopes_of = {g.get("id"): set(reference_identifiers(g.get("scope"))) for g in grants}
+    granted_of = {g.get("id"): set(reference_identifiers(g.get("granted"))) for g in grants}
+    queries = sorted(
+        {
+            (person, capability)
+            for grant in grants
+            for person in _party_identifiers(discovery, grant.get("scope"))
+            for capability in granted_of[grant.get("id")]
+        },
+        # those that some assignment matches on one half only first: an "either" reading then shows
+        key=lambda q: -sum(1 for g in grants if (q[0] in scopes_of[g.get("id")]) != (q[1] in granted_of[g.get("id")])),
+    )
+    skip_without(queries, "grant assignment with a Party in scope and a capability granted")
+    for person, capability in queries[:5]:
+        params = {"scope": token(*person), "granted": token(*capability)}
+        shown = f"GET {GRANTS}?scope={params['scope']}&granted={params['granted']}"
+        found = read_everything(discovery.api, GRANTS, params, resource_type="GrantAssignment")
+        holding = {
+            g.get("id") for g in grants if person in scopes_of[g.get("id")] and capability in granted_of[g.get("id")]
+        }
+        missing = holding - set(ids(found))
+        assert not missing, f"{shown} left out assignments that grant it over that person: {sorted(missing)}"
+        wrong = [
+            g.get("id")
+            for g in found
+            if capability not in set(reference_identifiers(g.get("granted")))
+            or not any(discovery.same_party(person, pair) for pair in reference_identifiers(g.get("scope")))
+        ]
+        assert not wrong, f"{shown} answered assignments without both: {wrong}"
+
+
+# -- read-only ------------------------------------------------------------------------------------
+
+READ_ONLY = [
+    "/v1/party-roles",
+    "/v1/party-relationships",
+    "/v1/locations",
+    VALUE_SETS,
+    "/v1/naming-systems",
+    "/v1/capabilities",
+    GRANTS,
+]
+
+
+def _a_resource(discovery: Discovery, path: str) -> dict[str, Any]:
+    if path == VALUE_SETS:
+        listing = discovery.items(path)
+        found = discovery.value_set(listing[0]["url"]) if listing else []
+    else:
+        found = discovery.items(path)
+    skip_without(found, f"item on {path} to send back")
+    return found[0]
+
+
+# Last in the module: a target that wrongly accepts a write changes data only after the reads have run.
+@pytest.mark.requirement("ERIS-ACCESS-007")
+@pytest.mark.parametrize("path", READ_ONLY)
+def test_read_only_master_data_refuse_writes(discovery: Discovery, path: str) -> None:
+    resource = _a_resource(discovery, path)
+    named = identifiers(resource)
+    params = {"identifier": token(*named[0])} if named else {}
+    body = {key: value for key, value in resource.items() if key != "id"}
+    assert_not_success(discovery.api.post(path, json=body), f"{path} is read-only")
+    for method in ("PATCH", "PUT"):
+        response = discovery.api.request(method, path, params=params, json={**body, "comment": "eris conformance"})
+        assert_not_success(response, f"{path} is read-only")

@@ -1,0 +1,640 @@
+"""`eris certify` and `eris requirements`: the catalogue and its static coverage, the judgement of each
+requirement and the verdict, the three outputs (certification.json, report.html, traffic.har), and the
+command as a user runs it: exit codes with a one-line reason, and end-to-end runs against the embedded
+reference implementation with a small suite of this file's own (the real suite is tested on its own)."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from conformance.certification import ExpectedFailures, certify, to_json, write_outputs
+from conformance.cli import main
+from conformance.embedded import free_port
+from conformance.har import to_har
+from conformance.html_report import to_html
+from conformance.plugin import TestOutcome as Outcome  # not named Test*: pytest would collect it
+from conformance.requirements import Requirement, coverage, load_catalogue
+from conformance.traffic import Exchange
+
+RUN_TIMEOUT = 240
+SCRIPT = "<script>alert('x')</script>"
+STARTED = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+CATALOGUE = [
+    Requirement("ERIS-A-001", "One", "A must <b>hold</b>.", "MUST"),
+    Requirement("ERIS-A-002", "One", "A recommendation.", "SHOULD"),
+    Requirement("ERIS-A-003", "Two", "Not shown by the contract.", "INFO"),
+    Requirement("ERIS-A-004", "Two", "Nobody tests this.", "MUST"),
+    Requirement("ERIS-A-005", "Two", "Only skipped tests.", "MUST"),
+]
+
+
+def _eris() -> list[str]:
+    script = Path(sys.executable).with_name("eris")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.cli"]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _exchange(
+    *,
+    direction: str = "outbound",
+    url: str = "http://t.example/v1/parties?count=2",
+    request_body: bytes = b"",
+    response_body: bytes = b'{"items": [], "nextToken": null}',
+    response_type: str = "application/json",
+    response_size: int | None = None,
+    request_size: int | None = None,
+    started: float = 1_700_000_000.0,
+) -> dict:
+    return Exchange(
+        direction=direction,
+        started=started,
+        duration=0.012,
+        method="POST" if request_body or request_size else "GET",
+        url=url,
+        request_headers={"content-type": "application/json"} if request_body or request_size else {},
+        request_body=_b64(request_body),
+        request_body_size=len(request_body) if request_size is None else request_size,
+        status=200,
+        response_headers={"content-type": response_type},
+        response_body=_b64(response_body),
+        response_body_size=len(response_body) if response_size is None else response_size,
+    ).to_dict()
+
+
+def _outcome(nodeid: str, outcome: str, *requirements: str, message: str = "", exchanges=()) -> Outcome:
+    return Outcome(nodeid, outcome, list(requirements), message, 0.1, list(exchanges))
+
+
+def _certify(outcomes: list[Outcome], expected: str = ""):
+    return certify(
+        CATALOGUE,
+        outcomes,
+        base_url="http://t.example",
+        started=STARTED,
+        finished=STARTED + timedelta(seconds=3),
+        expected=ExpectedFailures.parse(expected),
+        version="9.9.9",
+    )
+
+
+def _by_id(document: dict) -> dict[str, dict]:
+    return {entry["id"]: entry for entry in document["requirements"]}
+
+
+# -- the catalogue and its coverage -------------------------------------------------------------------------
+
+
+def test_the_shipped_catalogue_loads_with_unique_ids():
+    catalogue = load_catalogue()
+    assert catalogue and len({r.id for r in catalogue}) == len(catalogue)
+    assert {r.level for r in catalogue} <= {"MUST", "SHOULD", "INFO"}
+
+
+ROW = '[[requirement]]\nid = "{id}"\nsection = "S"\ntext = "T"\nlevel = "{level}"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (ROW.format(id="ERIS-X-001", level="MUST") * 2, "ERIS-X-001 is given twice"),
+        (ROW.format(id="ERIS-X-001", level="MAY"), "level must be one of MUST, SHOULD, INFO"),
+        (ROW.format(id="X-1", level="MUST"), "not of the form ERIS-<AREA>-<NNN>"),
+        ('[[requirement]]\nid = "ERIS-X-001"\nsection = "S"\nlevel = "MUST"\n', "text must be a non-empty string"),
+        (ROW.format(id="ERIS-X-001", level="MUST") + 'tests = ["x"]\n', "unknown field(s) tests"),
+        ("[[requirement]\n", "is not TOML"),
+        ("requirement = 3\n", "array of tables"),
+    ],
+)
+def test_a_malformed_catalogue_is_a_value_error_naming_the_problem(tmp_path, text, error):
+    path = tmp_path / "requirements.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as raised:
+        load_catalogue(path)
+    assert error in str(raised.value) and str(path) in str(raised.value)
+
+
+def _suite(root: Path, files: dict[str, str]) -> Path:
+    suite = root / "pkg" / "suite"
+    suite.mkdir(parents=True)
+    for name, text in files.items():
+        (suite / name).write_text(dedent(text), encoding="utf-8")
+    return suite
+
+
+def test_coverage_reads_marks_on_functions_classes_pytestmark_and_params_without_running(tmp_path):
+    suite = _suite(
+        tmp_path,
+        {
+            "test_one.py": """
+                import pytest
+                from pytest import mark
+
+                pytestmark = [pytest.mark.requirement("ERIS-M-001"), pytest.mark.slow]
+                BOTH = ("ERIS-C-001", "ERIS-C-002")
+                raise SystemExit("coverage must not import the suite")
+
+                @pytest.mark.requirement("ERIS-F-001", "ERIS-F-002")
+                def test_function(): ...
+
+                @mark.requirement(*BOTH)
+                async def test_async(): ...
+
+                @pytest.mark.parametrize("x", [1, pytest.param(2, marks=pytest.mark.requirement("ERIS-P-001"))])
+                def test_param(x): ...
+
+                @pytest.mark.requirement("ERIS-K-001")
+                class TestClass:
+                    pytestmark = pytest.mark.requirement("ERIS-K-002")
+
+                    @pytest.mark.requirement("ERIS-F-001")
+                    def test_method(self): ...
+
+                    def helper(self): ...
+
+                @pytest.mark.requirement("ERIS-H-001")
+                def helper(): ...
+            """,
+            "test_two.py": "def test_unmarked(): ...\n",
+            "helpers.py": "import pytest\n@pytest.mark.requirement('ERIS-H-002')\ndef test_not_a_test_file(): ...\n",
+        },
+    )
+    found = coverage(suite)
+    one = "pkg/suite/test_one.py"
+    assert found == {
+        "ERIS-M-001": [
+            f"{one}::test_function",
+            f"{one}::test_async",
+            f"{one}::test_param",
+            f"{one}::TestClass::test_method",
+        ],
+        "ERIS-F-001": [f"{one}::test_function", f"{one}::TestClass::test_method"],
+        "ERIS-F-002": [f"{one}::test_function"],
+        "ERIS-C-001": [f"{one}::test_async"],
+        "ERIS-C-002": [f"{one}::test_async"],
+        "ERIS-P-001": [f"{one}::test_param"],
+        "ERIS-K-001": [f"{one}::TestClass::test_method"],
+        "ERIS-K-002": [f"{one}::TestClass::test_method"],
+    }
+
+
+def test_coverage_of_a_suite_file_that_does_not_parse_is_a_value_error_with_its_line(tmp_path):
+    suite = _suite(tmp_path, {"test_bad.py": "def test_x(:\n    pass\n"})
+    with pytest.raises(ValueError, match=r"test_bad\.py:1: the suite file does not parse"):
+        coverage(suite)
+
+
+def test_eris_requirements_lists_levels_counts_untested_and_json(tmp_path, capsys):
+    first = load_catalogue()[0].id
+    suite = _suite(tmp_path, {"test_x.py": f"import pytest\n@pytest.mark.requirement('{first}')\ndef test_x(): ...\n"})
+    assert main(["requirements", "--suite", str(suite)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == [first, load_catalogue()[0].level, "1"]
+    assert lines[-1].startswith(f"{len(load_catalogue())} requirements: 1 cited by a test")
+
+    assert main(["requirements", "--suite", str(suite), "--untested", "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["requirements"]
+    assert first not in {row["id"] for row in listed}
+    assert len(listed) == len(load_catalogue()) - 1 and all(row["tests"] == [] for row in listed)
+
+
+def test_eris_requirements_of_a_broken_suite_is_exit_2_in_one_line(tmp_path, capsys):
+    suite = _suite(tmp_path, {"test_bad.py": "def test_x(:\n"})
+    assert main(["requirements", "--suite", str(suite)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not parse" in err
+
+
+# -- judging requirements, and the verdict ------------------------------------------------------------------
+
+
+def test_a_failed_must_requirement_makes_the_run_non_conformant():
+    c = _certify([_outcome("s.py::test_a", "failed", "ERIS-A-001", message="GET /v1/x answered 500")])
+    document = to_json(c)
+    assert document["summary"]["verdict"] == "non-conformant"
+    assert document["summary"]["failed_must"] == ["ERIS-A-001"]
+    entry = _by_id(document)["ERIS-A-001"]
+    assert entry["status"] == "failed" and entry["message"] == "GET /v1/x answered 500"
+    assert entry["tests"] == [{"nodeid": "s.py::test_a", "outcome": "failed", "expected": False}]
+
+
+def test_an_error_outside_the_test_body_fails_its_requirement_too():
+    assert _certify([_outcome("s.py::test_a", "error", "ERIS-A-001")]).verdict == "non-conformant"
+
+
+def test_failed_info_and_should_requirements_leave_the_run_conformant():
+    c = _certify(
+        [
+            _outcome("s.py::test_info", "failed", "ERIS-A-003", message="seen something else"),
+            _outcome("s.py::test_should", "failed", "ERIS-A-002", message="a 2048-bit key"),
+            _outcome("s.py::test_must", "passed", "ERIS-A-001"),
+        ]
+    )
+    entries = _by_id(to_json(c))
+    assert c.verdict == "conformant"
+    assert entries["ERIS-A-003"]["status"] == "skipped"  # INFO is never a failure
+    assert "informational" in entries["ERIS-A-003"]["note"]
+    assert entries["ERIS-A-003"]["message"] == "seen something else"
+    assert entries["ERIS-A-002"]["status"] == "failed"
+    assert entries["ERIS-A-001"]["status"] == "passed"
+
+
+def test_untested_and_only_skipped_requirements_are_reported_as_such():
+    c = _certify([_outcome("s.py::test_s", "skipped", "ERIS-A-005", message="the target serves none")])
+    entries = _by_id(to_json(c))
+    assert entries["ERIS-A-004"] == entries["ERIS-A-004"] | {"status": "not-tested", "tests": [], "message": ""}
+    assert entries["ERIS-A-005"]["status"] == "skipped"
+    assert entries["ERIS-A-005"]["message"] == "the target serves none"
+    assert to_json(c)["summary"]["counts"] == {"passed": 0, "failed": 0, "skipped": 1, "not-tested": 4}
+    assert c.verdict == "conformant"
+
+
+def test_a_requirement_with_a_failing_and_a_passing_test_fails():
+    c = _certify([_outcome("s.py::test_a", "passed", "ERIS-A-001"), _outcome("s.py::test_b", "failed", "ERIS-A-001")])
+    assert _by_id(to_json(c))["ERIS-A-001"]["status"] == "failed"
+
+
+def test_expected_failures_by_requirement_or_by_test_are_listed_and_leave_the_run_conformant():
+    outcomes = [
+        _outcome("s.py::test_a[case-1]", "failed", "ERIS-A-001", message="known"),
+        _outcome("s.py::test_b", "failed", "ERIS-A-004", message="known too"),
+    ]
+    c = _certify(outcomes, "# known problems of release 3\nERIS-A-004   # ticket 12\n\ns.py::test_a\n")
+    document = to_json(c)
+    assert document["summary"]["verdict"] == "conformant"
+    entries = _by_id(document)
+    assert entries["ERIS-A-001"]["status"] == "failed" and entries["ERIS-A-001"]["expected"] is True
+    assert entries["ERIS-A-004"]["status"] == "failed" and entries["ERIS-A-004"]["expected"] is True
+    assert document["summary"]["expected_failures"] == ["ERIS-A-001", "ERIS-A-004", "s.py::test_a[case-1]"]
+    assert document["summary"]["failed_must"] == []
+
+
+def test_an_expected_failure_of_one_requirement_does_not_excuse_another_the_same_test_fails():
+    c = _certify([_outcome("s.py::test_a", "failed", "ERIS-A-001", "ERIS-A-004")], "ERIS-A-001\n")
+    assert c.verdict == "non-conformant" and c.failed_must == ["ERIS-A-004"]
+    entries = _by_id(to_json(c))
+    assert entries["ERIS-A-001"]["tests"][0]["expected"] is True
+    assert entries["ERIS-A-004"]["tests"][0]["expected"] is False
+    assert "failed (expected)" not in to_html(c).split("<h2>Failing tests</h2>")[1]
+
+
+def test_an_expected_failure_that_passes_is_shown_and_unknown_entries_are_reported():
+    c = _certify([_outcome("s.py::test_a", "passed", "ERIS-A-001")], "ERIS-A-001\ns.py::test_a\nERIS-TYPO-001\n")
+    document = to_json(c)
+    assert document["summary"]["unexpected_passes"] == ["ERIS-A-001", "s.py::test_a"]
+    assert "expected failure, but passed" in _by_id(document)["ERIS-A-001"]["note"]
+    assert document["expected_failures_unmatched"] == ["ERIS-TYPO-001"]
+    assert document["summary"]["verdict"] == "conformant"
+
+
+def test_expected_failures_file_refuses_two_entries_on_a_line():
+    with pytest.raises(ValueError, match=r"list:2: one requirement id or test node id a line"):
+        ExpectedFailures.parse("ERIS-A-001\nERIS-A-002 ERIS-A-003\n", "list")
+
+
+def test_ids_outside_the_catalogue_and_uncited_tests_are_reported_but_not_judged():
+    c = _certify([_outcome("s.py::test_u", "failed", "ERIS-ZZ-001"), _outcome("s.py::test_none", "failed")])
+    document = to_json(c)
+    assert document["summary"]["verdict"] == "conformant"
+    assert document["unknown_requirements"] == [{"id": "ERIS-ZZ-001", "tests": ["s.py::test_u"]}]
+    assert [t["nodeid"] for t in document["tests_without_requirements"]] == ["s.py::test_none"]
+    assert document["summary"]["tests"] == {"passed": 0, "failed": 2, "error": 0, "skipped": 0}
+
+
+def test_certification_json_names_the_target_suite_version_and_times(tmp_path):
+    c = _certify([_outcome("s.py::test_a", "passed", "ERIS-A-001")])
+    paths = write_outputs(c, tmp_path / "out")
+    document = json.loads(paths["certification.json"].read_text("utf-8"))
+    assert document["target"]["base_url"] == "http://t.example"
+    assert document["suite"] == {"name": "eris", "version": "9.9.9"}
+    assert document["started"] == "2026-11-21T12:00:00+00:00" and document["finished"] == "2026-11-21T12:00:03+00:00"
+    assert [entry["id"] for entry in document["requirements"]] == [r.id for r in CATALOGUE]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["certification.json", "report.html", "traffic.har"]
+
+
+# -- traffic.har and report.html ----------------------------------------------------------------------------
+
+
+def test_har_is_1_2_with_one_entry_per_exchange_inbound_included_and_bodies_as_text_or_base64():
+    artifact = bytes(range(256))
+    outcomes = [
+        _outcome("s.py::test_a", "passed", "ERIS-A-001", exchanges=[_exchange(started=3.0), _exchange(started=1.0)]),
+        _outcome(
+            "s.py::test_b",
+            "failed",
+            "ERIS-A-001",
+            exchanges=[
+                _exchange(
+                    direction="inbound",
+                    url="http://127.0.0.1:9/reports/r.enc",
+                    request_body=artifact,
+                    response_body=b"",
+                    started=2.0,
+                ),
+                _exchange(response_body=b"x" * 10, response_type="text/plain", response_size=500, started=4.0),
+                _exchange(direction="inbound", request_size=2048, response_body=b"", started=5.0),
+            ],
+        ),
+    ]
+    har = json.loads(json.dumps(to_har(_certify(outcomes))))
+    log = har["log"]
+    assert log["version"] == "1.2" and log["creator"]["name"] == "eris"
+    entries = log["entries"]
+    assert len(entries) == 5
+    assert [e["startedDateTime"] for e in entries] == sorted(e["startedDateTime"] for e in entries)
+    first, inbound, _, cut, unrecorded = entries
+    assert first["_eris_test"] == "s.py::test_a" and first["_eris_direction"] == "outbound"
+    assert first["request"]["queryString"] == [{"name": "count", "value": "2"}]
+    assert json.loads(first["response"]["content"]["text"]) == {"items": [], "nextToken": None}
+    assert "encoding" not in first["response"]["content"]
+    assert inbound["_eris_direction"] == "inbound" and "s.py::test_b" in inbound["comment"]
+    assert inbound["request"]["postData"]["encoding"] == "base64"
+    assert base64.b64decode(inbound["request"]["postData"]["text"]) == artifact
+    assert cut["response"]["content"]["text"] == "x" * 10
+    assert cut["response"]["content"]["comment"] == "first 10 of 500 bytes kept"
+    assert unrecorded["request"]["bodySize"] == 2048
+    assert unrecorded["request"]["postData"]["comment"] == "2048 bytes, not recorded"
+    for entry in entries:
+        assert {"startedDateTime", "time", "request", "response", "cache", "timings"} <= set(entry)
+        assert {"method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize"} <= set(
+            entry["request"]
+        )
+
+
+def test_report_html_shows_the_verdict_the_failure_and_its_exchange_escaping_everything():
+    body = json.dumps({"detail": SCRIPT}).encode()
+    outcomes = [
+        _outcome(
+            f"s.py::test_a[{SCRIPT}]",
+            "failed",
+            "ERIS-A-001",
+            message=f"answered {SCRIPT}",
+            exchanges=[_exchange(request_body=body, response_body=body, url=f"http://t.example/v1/x?q={SCRIPT}")],
+        ),
+        _outcome("s.py::test_b", "passed", "ERIS-A-002"),
+    ]
+    page = to_html(_certify(outcomes))
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<h1>Non-conformant</h1>" in page
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "A must &lt;b&gt;hold&lt;/b&gt;." in page
+    assert "curl -i -X POST" in page
+    assert 'src="http' not in page and 'href="http' not in page and "<link" not in page  # self-contained
+
+
+def test_report_html_of_a_conformant_run():
+    page = to_html(_certify([_outcome("s.py::test_a", "passed", "ERIS-A-001")]))
+    assert "<h1>Conformant</h1>" in page and "Failing tests" not in page
+
+
+# -- the command: exit codes ---------------------------------------------------------------------------------
+
+
+def _one_error_line(captured: pytest.CaptureResult[str]) -> str:
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("eris: ")
+    return lines[0]
+
+
+def test_an_unreachable_target_is_exit_2_with_the_reason_in_one_line(tmp_path, capsys):
+    port = free_port()
+    assert main(["certify", "--target", f"http://127.0.0.1:{port}", "--report-dir", str(tmp_path / "out")]) == 2
+    line = _one_error_line(capsys.readouterr())
+    assert f"the target http://127.0.0.1:{port} cannot be reached" in line
+    assert not (tmp_path / "out" / "certification.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "cannot read the target description"),
+        ("[target\nbase_url = 1", "is not TOML"),
+        ('[target]\ntoken = "t"\n', "no target"),
+        ('[target]\nbase_url = "ftp://x"\n', "must be an absolute http(s) URL"),
+        ('target = "x"\n', "[target] must be a table"),
+    ],
+)
+def test_a_bad_target_description_is_exit_2_in_one_line(tmp_path, capsys, content, reason):
+    config = tmp_path / "target.toml"
+    if content is not None:
+        config.write_text(content, encoding="utf-8")
+    assert main(["certify", "--config", str(config), "--report-dir", str(tmp_path / "out")]) == 2
+    assert reason in _one_error_line(capsys.readouterr())
+
+
+def test_bad_options_are_exit_2_in_one_line(tmp_path, capsys, monkeypatch):
+    out = ["--report-dir", str(tmp_path / "out"), "--target", "http://127.0.0.1:9"]
+    assert main(["certify", *out, "--expected-failures", str(tmp_path / "missing.txt")]) == 2
+    assert "cannot read the expected failures" in _one_error_line(capsys.readouterr())
+    assert main(["certify", *out, "--delivery-timeout", "0"]) == 2
+    assert "--delivery-timeout must be more than 0" in _one_error_line(capsys.readouterr())
+    assert main(["certify", *out, "--suite", str(tmp_path / "nowhere")]) == 2
+    assert "is not a folder" in _one_error_line(capsys.readouterr())
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *args: None)
+    assert main(["certify", *out, "--workers", "2"]) == 2
+    assert "--workers needs pytest-xdist" in _one_error_line(capsys.readouterr())
+
+
+# -- the command end to end (subprocesses: each run is a pytest session of its own) --------------------------
+
+PROBE_SUITE = {
+    "test_probe.py": f"""
+        import pytest
+
+        @pytest.mark.requirement("ERIS-BASE-001")
+        def test_parties_are_read(api):
+            api.read("/v1/parties")
+
+        @pytest.mark.requirement("ERIS-PARTY-003")
+        def test_a_check_that_fails(api):
+            response = api.post("/v1/parties", json={{"resourceType": "Party", "comment": "{SCRIPT}"}})
+            assert response.status_code == 599, "{SCRIPT} was not answered 599"
+
+        @pytest.mark.requirement("ERIS-PARTY-009")
+        def test_an_informational_observation():
+            assert False, "an observation"
+
+        def test_deselected_by_k(api):
+            raise AssertionError("-k must deselect this test")
+    """,
+}
+
+
+def _run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*_eris(), "certify", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture(scope="module")
+def embedded_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    root = tmp_path_factory.mktemp("certify")
+    suite = _suite(root, PROBE_SUITE)
+    out = root / "report"
+    return _run("--suite", str(suite), "--report-dir", str(out), "-k", "not deselected", cwd=root), out
+
+
+def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedded_run):
+    result, out = embedded_run
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "certifying the embedded reference implementation at http://127.0.0.1:" in result.stdout
+    assert "NON-CONFORMANT" in result.stdout
+    assert "failed MUST ERIS-PARTY-003" in result.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["certification.json", "junit.xml", "report.html", "traffic.har"]
+
+    document = json.loads((out / "certification.json").read_text("utf-8"))
+    assert document["target"]["embedded_reference_implementation"] is True
+    assert document["summary"]["verdict"] == "non-conformant"
+    assert document["summary"]["tests"] == {"passed": 1, "failed": 2, "error": 0, "skipped": 0}
+    entries = _by_id(document)
+    assert entries["ERIS-BASE-001"]["status"] == "passed"
+    assert entries["ERIS-PARTY-003"]["status"] == "failed"
+    assert "was not answered 599" in entries["ERIS-PARTY-003"]["message"]
+    assert entries["ERIS-PARTY-009"]["status"] == "skipped"  # INFO
+    assert entries["ERIS-TYPE-001"]["status"] == "not-tested"
+    nodeids = {test["nodeid"] for entry in entries.values() for test in entry["tests"]}
+    assert nodeids == {
+        "pkg/suite/test_probe.py::test_parties_are_read",
+        "pkg/suite/test_probe.py::test_a_check_that_fails",
+        "pkg/suite/test_probe.py::test_an_informational_observation",
+    }
+
+    har = json.loads((out / "traffic.har").read_text("utf-8"))
+    assert har["log"]["version"] == "1.2"
+    entries_har = har["log"]["entries"]
+    assert [(e["request"]["method"], e["_eris_test"].split("::")[1]) for e in entries_har] == [
+        ("GET", "test_parties_are_read"),
+        ("POST", "test_a_check_that_fails"),
+    ]
+    assert SCRIPT in entries_har[1]["request"]["postData"]["text"]
+
+    page = (out / "report.html").read_text("utf-8")
+    assert "<h1>Non-conformant</h1>" in page and "<script" not in page.lower()
+    assert "&lt;script&gt;" in page and "curl -i -X POST" in page
+    assert "testsuite" in (out / "junit.xml").read_text("utf-8")
+
+
+def test_end_to_end_expected_failures_make_the_run_conformant_and_quiet_hides_progress(embedded_run, tmp_path):
+    _, first = embedded_run
+    suite = first.parent / "pkg" / "suite"
+    listed = tmp_path / "expected.txt"
+    listed.write_text("# the probe suite fails this on purpose\nERIS-PARTY-003\n", encoding="utf-8")
+    out = tmp_path / "report"
+    result = _run(
+        "--suite", str(suite), "--report-dir", str(out), "-k", "not deselected", "--expected-failures", str(listed),
+        "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "CONFORMANT" in result.stdout and "(expected)" in result.stdout
+    assert "[100%]" not in result.stdout  # no progress
+    document = json.loads((out / "certification.json").read_text("utf-8"))
+    assert document["summary"]["expected_failures"] == ["ERIS-PARTY-003"]
+    assert _by_id(document)["ERIS-PARTY-003"]["expected"] is True
+
+
+def test_a_k_selecting_nothing_and_a_bad_k_are_exit_2(embedded_run, stub_target, tmp_path):
+    _, first = embedded_run
+    common = ["--suite", str(first.parent / "pkg" / "suite"), "--target", stub_target]
+    nothing = _run(*common, "--report-dir", str(tmp_path / "a"), "-k", "no_such_test", cwd=tmp_path)
+    assert nothing.returncode == 2, nothing.stdout + nothing.stderr
+    assert nothing.stderr.strip().splitlines()[-1] == (
+        "eris: no conformance test ran (-k 'no_such_test' selected none): a certification needs at least one"
+    )
+    broken = _run(*common, "--report-dir", str(tmp_path / "b"), "-k", "not (", cwd=tmp_path)
+    assert broken.returncode == 2, broken.stdout + broken.stderr
+    assert broken.stderr.strip().splitlines()[-1].startswith("eris: pytest refused the options of the run")
+
+
+class _StubTarget(BaseHTTPRequestHandler):
+    """Answers every GET with an empty read envelope: a reachable target for runs that stop early."""
+
+    def do_GET(self):
+        body = b'{"items": [], "nextToken": null}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def stub_target() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StubTarget)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def test_a_stop_of_the_plugin_is_exit_2_with_its_reason_in_one_line(tmp_path, stub_target):
+    """The receiver's port is taken: the plugin stops the run with pytest.exit(returncode=2)."""
+    suite = _suite(tmp_path, {"test_r.py": "def test_needs_receiver(receiver):\n    pass\n"})
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = tmp_path / "target.toml"
+        config.write_text(f'[target]\nbase_url = "{stub_target}"\n[receiver]\nport = {port}\n', encoding="utf-8")
+        started = time.monotonic()
+        result = _run("--suite", str(suite), "--config", str(config), "--report-dir", str(tmp_path / "o"), cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"eris: the receiver cannot listen on 127.0.0.1:{port}")
+    assert "Traceback" not in result.stdout + result.stderr
+    assert not (tmp_path / "o" / "certification.json").exists()
+    assert time.monotonic() - started < RUN_TIMEOUT
+
+
+@pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist is not installed")
+def test_end_to_end_with_workers_the_node_ids_are_those_of_a_plain_run(embedded_run, tmp_path):
+    _, first = embedded_run
+    suite = str(first.parent / "pkg" / "suite")
+    out = tmp_path / "report"
+    result = _run("--suite", suite, "--report-dir", str(out), "-k", "not deselected", "--workers", "2", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    document = json.loads((out / "certification.json").read_text("utf-8"))
+    assert document["summary"]["tests"] == {"passed": 1, "failed": 2, "error": 0, "skipped": 0}
+    assert _by_id(document)["ERIS-BASE-001"]["tests"][0]["nodeid"] == "pkg/suite/test_probe.py::test_parties_are_read"
+
+
+def test_the_readme_run_command_certifies_the_embedded_reference_with_every_must_requirement_passed(tmp_path):
+    """What CI's first command does: the whole suite against the embedded reference implementation."""
+    out = tmp_path / "certification"
+    result = _run("--report-dir", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    certification = json.loads((out / "certification.json").read_text())
+    assert certification["summary"]["verdict"] == "conformant"
+    must = [r for r in certification["requirements"] if r["level"] == "MUST"]
+    assert must and [r["id"] for r in must if r["status"] != "passed"] == []
