@@ -1,4 +1,4 @@
-"""pytest set-up for a run from the checkout.
+"""pytest set-up of the project's own tests (not of the conformance suite, which runs without hypothesis).
 
 Hypothesis profiles: "ci" (the default here) keeps property tests deterministic and bounded;
 choose another with HYPOTHESIS_PROFILE=dev for a quick local loop.
