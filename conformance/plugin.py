@@ -63,6 +63,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this conformance test checks")
+    # declared here too, so that a run without pytest-xdist does not warn about the suite's groups
+    config.addinivalue_line("markers", "xdist_group(name): tests that must run in one pytest-xdist worker")
     config.stash[OUTCOMES] = {}
     config.stash[TRAFFIC] = Traffic()
     config.pluginmanager.register(_OutcomeCollector(config.stash[OUTCOMES]), "eris-outcomes")
