@@ -32,6 +32,10 @@ __all__ = ["OUTCOMES", "Api", "TestOutcome"]
 REQUIREMENTS_PROPERTY = "eris_requirements"
 EXCHANGES_PROPERTY = "eris_exchanges"
 MAX_RETRY_AFTER = 30.0
+DEFAULT_COUNT = 20  # the contract's default of `count` on every list read (ERIS-LIMIT-001)
+READ_ALL_PAGE = 100
+READ_ALL_LIMIT = 20_000
+"""A collection read stops here: the suite reads test data, not a production register."""
 
 
 @dataclass
@@ -160,13 +164,27 @@ class Api:
         return body["items"]
 
     def read_all(self, path: str, params: dict[str, Any] | None = None, **kwargs: Any) -> list[dict[str, Any]]:
-        """Every item of a read, page by page (count 100, offset advanced) until a short page."""
+        """Every item of a read: pages of READ_ALL_PAGE with the offset advanced by what arrived, until an
+        empty page or one shorter than the default count (a target may cap `count`: its maximum is not
+        shown). Fails when a page repeats an item already read (an offset that is not honoured)."""
         found: list[dict[str, Any]] = []
-        while True:
-            page = self.read(path, {**(params or {}), "count": 100, "offset": len(found)}, **kwargs)
-            found += page
-            if len(page) < 100 or len(found) >= 10_000:
+        seen: set[Any] = set()
+        while len(found) < READ_ALL_LIMIT:
+            page = self.read(path, {**(params or {}), "count": READ_ALL_PAGE, "offset": len(found)}, **kwargs)
+            if not page:
                 return found
+            assert len(page) <= READ_ALL_PAGE, f"GET {path} with count={READ_ALL_PAGE} answered {len(page)} items"
+            keys = {key for key in (item.get("id", item.get("url")) for item in page) if key is not None}
+            repeated = seen & keys
+            assert not repeated, (
+                f"GET {path} with offset={len(found)} answered items already on an earlier page: "
+                f"{sorted(map(str, repeated))[:5]}"
+            )
+            found += page
+            seen |= keys
+            if len(page) < DEFAULT_COUNT:
+                return found
+        return found
 
     def assert_valid(self, document: Any, resource_type: str, *, where: str = "", context: str = "resource") -> None:
         errors = [

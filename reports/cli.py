@@ -8,7 +8,6 @@ import binascii
 import os
 import sys
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -200,16 +199,10 @@ def _decrypted_name(artifact: Path, decompress: bool) -> Path:
 
 
 def _target(args: argparse.Namespace) -> tuple[str, str | None]:
-    base_url, token = args.target, args.token
-    if args.config:
-        with open(args.config, "rb") as file:
-            described = tomllib.load(file).get("target", {})
-        base_url = base_url or described.get("base_url")
-        token = token or described.get("token")
-    token = token or os.environ.get(ENV_TOKEN)
-    if not base_url:
-        raise ValueError("name the service: --target URL, or --config FILE with [target] base_url")
-    return base_url, token
+    from conformance.target import load_target
+
+    target = load_target(args.config, base_url=args.target, token=args.token)
+    return target.base_url, target.token or os.environ.get(ENV_TOKEN)
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -222,7 +215,7 @@ def run_report(args: argparse.Namespace) -> int:
         return _fail(f"--month must be from 1 to 12, not {args.month}")
     try:
         base_url, token = _target(args)
-    except (OSError, ValueError, tomllib.TOMLDecodeError) as error:
+    except ValueError as error:  # TargetError: unreadable description, no base URL
         return _fail(str(error))
     run_at = args.run_at or utc_now_text()
     order: dict[str, Any] = {

@@ -19,12 +19,6 @@ import pytest
 
 from schemas import SCHEMA_DIR
 
-PAGE_SIZE = 100
-"""Page size of a whole-collection read. The contract does not show the maximum count, so a page shorter
-than this may be a capped one; a page shorter than the default count (20) cannot be, and ends the read."""
-DEFAULT_COUNT = 20
-MAX_ITEMS = 20_000
-"""A collection read stops here: the suite reads test data, not a production register."""
 UNDECLARED_VOCABULARY = "https://eris-conformance.invalid/undeclared-vocabulary"
 """A vocabulary no implementation declares (the .invalid top-level domain is reserved, RFC 2606)."""
 NO_SUCH_VALUE = "eris-conformance-no-such-value"
@@ -103,30 +97,6 @@ def operation_paths() -> list[str]:
 
 def ids(items: Iterable[Item]) -> list[Any]:
     return [item.get("id", item.get("url")) for item in items]
-
-
-def read_everything(api: Any, path: str, params: dict[str, Any] | None = None, **kwargs: Any) -> list[Item]:
-    """Every item of a read: pages of PAGE_SIZE with the offset advanced by what arrived, until an empty page
-    or one shorter than the default count. Fails when a page repeats an item already read (an offset that
-    is not honoured)."""
-    found: list[Item] = []
-    seen: set[Any] = set()
-    while len(found) < MAX_ITEMS:
-        page = api.read(path, {**(params or {}), "count": PAGE_SIZE, "offset": len(found)}, **kwargs)
-        if not page:
-            return found
-        assert len(page) <= PAGE_SIZE, f"GET {path} with count={PAGE_SIZE} answered {len(page)} items"
-        keys = [key for key in ids(page) if key is not None]
-        repeated = seen.intersection(keys)
-        assert not repeated, (
-            f"GET {path} with offset={len(found)} answered items already on an earlier page: "
-            f"{sorted(map(str, repeated))[:5]}"
-        )
-        found += page
-        seen.update(keys)
-        if len(page) < DEFAULT_COUNT:
-            return found
-    return found
 
 
 def assert_not_success(response: httpx.Response, what: str) -> None:
@@ -272,7 +242,7 @@ class Discovery:
         key = (path, tuple(sorted((params or {}).items())))
         if key not in self._everything:
             read = list_read(path)
-            self._everything[key] = read_everything(self.api, path, params, resource_type=read.resource_type)
+            self._everything[key] = self.api.read_all(path, params, resource_type=read.resource_type)
         return self._everything[key]
 
     def required_values(self, read: ListRead) -> list[dict[str, str]]:
@@ -609,7 +579,7 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
     for item, value in chosen:
         required = discovery.required_for(read, item)
         params = {**required, flt.parameter: value}
-        found = read_everything(discovery.api, read.path, params, resource_type=read.resource_type)
+        found = discovery.api.read_all(read.path, params, resource_type=read.resource_type)
         shown = f"GET {read.path}?{'&'.join(f'{k}={v}' for k, v in params.items())}"
         if flt.kind != "subset":
             assert item.get("id") in ids(found), f"{shown} did not find {item.get('id')}, which carries that value"
@@ -637,7 +607,7 @@ def _not_listed(discovery: Discovery, read: ListRead, params: dict[str, str], fo
     started, then, for what is missing there (other tests may have written since), read again."""
     missing = found - set(ids(discovery.everything(read.path, params)))
     if missing:
-        missing -= set(ids(read_everything(discovery.api, read.path, params, resource_type=read.resource_type)))
+        missing -= set(ids(discovery.api.read_all(read.path, params, resource_type=read.resource_type)))
     return missing
 
 
@@ -649,7 +619,7 @@ def _check_an_owner_of_nothing(discovery: Discovery, read: ListRead, flt: Filter
         keys = reference_key_identifiers(discovery, party)
         if keys and not any(discovery.same_party(key, owner) for key in keys for owner in owners):
             value = token(*keys[0])
-            found = read_everything(discovery.api, read.path, {flt.parameter: value}, resource_type=read.resource_type)
+            found = discovery.api.read_all(read.path, {flt.parameter: value}, resource_type=read.resource_type)
             wrong = [i.get("id") for i in found if not matches(discovery, flt, i, value, read.resource_type)]
             assert not wrong, (
                 f"GET {read.path}?{flt.parameter}={value} (a Party that owns none of the items) answered "

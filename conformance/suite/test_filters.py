@@ -28,7 +28,6 @@ from conformance.suite.read_support import (
     list_read,
     list_reads,
     names_parameter,
-    read_everything,
     reference_key_identifiers,
     skip_without,
     string_attributes,
@@ -140,7 +139,7 @@ def test_a_party_is_read_back_by_each_of_its_reference_key_identifiers(discovery
     party, keys = max(candidates, key=lambda candidate: len(candidate[1]))
     for system, value in keys:
         params = {"identifier": token(system, value)}
-        found = read_everything(discovery.api, "/v1/parties", params, resource_type="Party")
+        found = discovery.api.read_all("/v1/parties", params, resource_type="Party")
         assert party["id"] in ids(found), f"GET /v1/parties?identifier={system}|{value} did not find {party['id']}"
         wrong = [p["id"] for p in found if {"system": system, "value": value} not in _identifier_pairs(p)]
         assert not wrong, f"GET /v1/parties?identifier={system}|{value} answered parties without it: {wrong}"
@@ -170,7 +169,7 @@ def test_repeated_attribute_filters_must_all_match(discovery: Discovery, read: L
     assert best is not None
     _, item, first, second = best
     params = {**discovery.required_for(read, item), "attribute": [token(*first), token(*second)]}
-    found = read_everything(discovery.api, read.path, params, resource_type=read.resource_type)
+    found = discovery.api.read_all(read.path, params, resource_type=read.resource_type)
     shown = f"GET {read.path}?attribute={token(*first)}&attribute={token(*second)}"
     assert item.get("id") in ids(found), f"{shown} did not find {item.get('id')}, which has both"
     wrong = [i.get("id") for i in found if not {first, second} <= set(string_attributes(i))]
@@ -311,7 +310,7 @@ def test_the_finance_document_type_filter_on_document_references_is_a_400(discov
 @pytest.mark.requirement("ERIS-ASSET-009", "ERIS-LOC-001", LOCATIONS)
 def test_usage_places_are_read_by_the_usage_place_profile(discovery: Discovery) -> None:
     url = discovery.contract.profiles["UsagePlace"].url
-    found = read_everything(discovery.api, "/v1/locations", {"profile": url}, resource_type="Location")
+    found = discovery.api.read_all("/v1/locations", {"profile": url}, resource_type="Location")
     category = (f"{discovery.vocab_url}/assets/location-category", "usage-place")
     for location in found:
         assert url in discovery.profiles_of(location, "Location"), f"{location.get('id')} is not a usage place"

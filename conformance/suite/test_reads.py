@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conformance.plugin import DEFAULT_COUNT
 from conformance.suite.read_support import (
     Discovery,
     ListRead,
@@ -21,12 +22,10 @@ from conformance.suite.read_support import (
     ids,
     list_reads,
     operation_paths,
-    read_everything,
     token,
 )
 
 LIST_READS = list_reads()
-DEFAULT_COUNT = 20
 
 
 @pytest.fixture(scope="module")
@@ -48,14 +47,14 @@ def _paging_check(discovery: Discovery, read: ListRead, check: Callable[[list[An
     changed meanwhile, it is run again on the new list; when the list is unchanged, the failure stands."""
     params = _params(discovery, read)
     for attempt in range(3):
-        everything = ids(read_everything(discovery.api, read.path, params, resource_type=read.resource_type))
+        everything = ids(discovery.api.read_all(read.path, params, resource_type=read.resource_type))
         if not everything:
             pytest.skip(f"GET {read.path} found no items: nothing to page through")
         try:
             check(everything)
             return
         except AssertionError:
-            unchanged = ids(read_everything(discovery.api, read.path, params)) == everything
+            unchanged = ids(discovery.api.read_all(read.path, params)) == everything
             if unchanged or attempt == 2:
                 raise
 

@@ -28,6 +28,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from conformance.suite._writes import owner_nip_of
 from conformance.suite.reports_support import (
     SESSION_KEY_BYTES,
     TAG_BYTES,
@@ -67,47 +68,13 @@ def report_token(target: Any) -> str:
     return target.token
 
 
-def _parties(api: Any, target: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Parties of one read, with the report token if the target wants one for reads (not shown)."""
-    response = api.get("/v1/parties", params)
-    if response.status_code in (401, 403) and target.token:
-        response = api.get("/v1/parties", params, token=target.token)
-    if response.status_code != 200:
-        return []
-    try:
-        items = response.json().get("items")
-    except (ValueError, AttributeError):
-        return []
-    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
-
-
 @pytest.fixture(scope="module")
-def company_tax_no(api: Any, target: Any, contract: Any) -> str:
-    """A NIP of the organisation that owns the data: the most frequent `owner` reference by NIP among the
-    parties (GET /v1/parties, default pages), else a NIP of an Employer (the own organisation)."""
-    values = contract.installation.values
-    nip_system = values["nip_system"]
-    owners: Counter[str] = Counter()
-    for page in range(10):
-        items = _parties(api, target, {"offset": page * 20})
-        for party in items:
-            for owner in party.get("owner") or []:
-                identifier = owner.get("identifier") if isinstance(owner, dict) else None
-                if isinstance(identifier, dict) and identifier.get("system") == nip_system and identifier.get("value"):
-                    owners[str(identifier["value"])] += 1
-        if len(items) < 20:
-            break
-    if owners:
-        return owners.most_common(1)[0][0]
-    employer = f"{values['ns_url']}/StructureDefinition/Employer"
-    for party in _parties(api, target, {"profile": employer}):
-        for identifier in party.get("identifier") or []:
-            if isinstance(identifier, dict) and identifier.get("system") == nip_system and identifier.get("value"):
-                return str(identifier["value"])
-    pytest.skip(
-        f"no CompanyTaxNo found: no party read from GET /v1/parties has an owner referenced by NIP ({nip_system}), "
-        "and no Employer has a NIP"
-    )
+def company_tax_no(api: Any, contract: Any) -> str:
+    """A NIP of the organisation that owns the data, found in the target's data."""
+    found = owner_nip_of(api, contract)
+    if found is None:
+        pytest.skip("no CompanyTaxNo found: no Contractor owned by a NIP and no Employer with a NIP")
+    return found
 
 
 @pytest.fixture(scope="module")

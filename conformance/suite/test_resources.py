@@ -8,11 +8,9 @@ from typing import Any
 
 import pytest
 
-from conformance.suite.read_support import read_everything
-
 
 def _all_valid(api: Any, path: str, resource_type: str, params: dict[str, Any] | None = None) -> list[Any]:
-    items = read_everything(api, path, params, resource_type=resource_type)
+    items = api.read_all(path, params, resource_type=resource_type)
     if not items:
         pytest.skip(f"the target serves no {resource_type} at {path}: nothing to check")
     return items
