@@ -66,6 +66,12 @@ class CertifyOptions:
     delivery_timeout: float | None = None
     workers: int | None = None
     keyword: str | None = None
+    requirements: tuple[str, ...] = ()
+    """Only the tests citing one of these requirement ids."""
+    faults: tuple[str, ...] = ()
+    """Faults of the embedded reference implementation (reference_impl.deviations), to measure the suite."""
+    variants: tuple[str, ...] = ()
+    """Conformant variants of the embedded reference implementation."""
     quiet: bool = False
     suite_dir: Path = SUITE_DIR
     out: TextIO = field(default_factory=lambda: sys.stdout)
@@ -95,12 +101,17 @@ def _certify(options: CertifyOptions) -> int:
             from conformance.embedded import EmbeddedReference
 
             try:
-                server = stack.enter_context(EmbeddedReference())
+                server = stack.enter_context(EmbeddedReference((*options.faults, *options.variants)))
             except OSError as error:
                 raise RunError(f"the embedded reference implementation cannot start: {error}") from None
             config = str(server.description)
+            deviating = ", ".join(
+                [*(f"fault {name}" for name in options.faults), *(f"variant {name}" for name in options.variants)]
+            )
             print(
-                f"eris certify: certifying the embedded reference implementation at {server.base_url}", file=options.out
+                f"eris certify: certifying the embedded reference implementation at {server.base_url}"
+                + (f" (with {deviating})" if deviating else ""),
+                file=options.out,
             )
         try:
             target = load_target(
@@ -141,6 +152,12 @@ def _checked(options: CertifyOptions) -> ExpectedFailures:
             raise RunError(f"--workers must be 1 or more, not {options.workers}")
         if importlib.util.find_spec("xdist") is None:
             raise RunError("--workers needs pytest-xdist, which is not installed: pip install pytest-xdist")
+    if (options.faults or options.variants) and not options.embedded:
+        raise RunError(
+            "--fault and --variant change the embedded reference implementation: leave out --target and --config"
+        )
+    _check_deviations(options)
+    _check_requirements(options)
     if not options.suite_dir.is_dir():
         raise RunError(f"the conformance suite {options.suite_dir} is not a folder")
     if options.expected_failures is None:
@@ -149,6 +166,28 @@ def _checked(options: CertifyOptions) -> ExpectedFailures:
         return ExpectedFailures.read(options.expected_failures)
     except ValueError as error:
         raise RunError(str(error)) from None
+
+
+def _check_deviations(options: CertifyOptions) -> None:
+    if not options.faults and not options.variants:
+        return
+    from reference_impl.deviations import FAULT, VARIANT, UnknownDeviation, lookup
+
+    for names, kind, option in ((options.faults, FAULT, "--fault"), (options.variants, VARIANT, "--variant")):
+        for name in names:
+            try:
+                found = lookup(name)
+            except UnknownDeviation as error:
+                raise RunError(str(error)) from None
+            if found.kind != kind:
+                raise RunError(f"{name!r} is a {found.kind}: name it with --{found.kind}, not {option}")
+
+
+def _check_requirements(options: CertifyOptions) -> None:
+    known = {requirement.id for requirement in _catalogue()}
+    unknown = [requirement_id for requirement_id in options.requirements if requirement_id not in known]
+    if unknown:
+        raise RunError(f"--requirement names ids that are not in the catalogue: {', '.join(unknown)}")
 
 
 def _catalogue() -> list[Any]:
@@ -246,6 +285,7 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         arguments.append(f"--eris-delivery-timeout={options.delivery_timeout}")
     if options.keyword:
         arguments += ["-k", options.keyword]
+    arguments += [f"--eris-requirement={requirement_id}" for requirement_id in options.requirements]
     if options.workers:
         arguments += ["-n", str(options.workers), "--dist", "loadgroup", "-p", "conformance.xdist_groups"]
     return arguments
@@ -274,6 +314,8 @@ def _run_suite(options: CertifyOptions, config: str | None, report_dir: Path, fo
         raise RunError("the run was interrupted before it finished (see above)")
     if code == pytest.ExitCode.NO_TESTS_COLLECTED or not session.outcomes:
         selected = f" (-k {options.keyword!r} selected none)" if options.keyword else ""
+        if options.requirements:
+            selected += f" (no test cites {', '.join(options.requirements)})"
         raise RunError(f"no conformance test ran{selected}: a certification needs at least one")
     return session
 

@@ -42,6 +42,27 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     certify.add_argument("--workers", type=int, metavar="N", help="run the tests in N processes (needs pytest-xdist)")
     certify.add_argument("-k", dest="keyword", metavar="EXPR", help="only the tests matching this pytest -k expression")
+    certify.add_argument(
+        "--requirement",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only the tests citing this requirement (repeatable; with -k, both must hold)",
+    )
+    certify.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="certify the embedded reference implementation with this fault (repeatable; `eris deviations`)",
+    )
+    certify.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="certify the embedded reference implementation with this conformant variant (repeatable)",
+    )
     certify.add_argument("--quiet", "-q", action="store_true", help="print the summary only, not the progress")
     certify.add_argument("--suite", default=str(SUITE_DIR), help=argparse.SUPPRESS)  # the project's own tests
     certify.set_defaults(run=run_certify_command)
@@ -71,6 +92,9 @@ def run_certify_command(args: argparse.Namespace) -> int:
             delivery_timeout=args.delivery_timeout,
             workers=args.workers,
             keyword=args.keyword,
+            requirements=tuple(args.requirement),
+            faults=tuple(args.fault),
+            variants=tuple(args.variant),
             quiet=args.quiet,
             suite_dir=Path(args.suite),
         )

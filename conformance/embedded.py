@@ -34,9 +34,11 @@ class EmbeddedReference:
     """The reference implementation with its seed data set, in memory, until `stop()`.
 
     `description` is the path of a conformance target description (tokens included) for it; `base_url`
-    its address. Use as a context manager, or call `start()` and `stop()`."""
+    its address. Use as a context manager, or call `start()` and `stop()`. `deviations`: faults and variants
+    (reference_impl.deviations) to serve with, for measuring the suite."""
 
-    def __init__(self) -> None:
+    def __init__(self, deviations: tuple[str, ...] = ()) -> None:
+        self.deviations = deviations
         self.base_url = ""
         self.description = Path()
         self.receiver_port = 0
@@ -66,7 +68,11 @@ class EmbeddedReference:
         # the data in memory and `local` deliveries confined to this run's folder.
         app = create_app(
             ServerSettings(
-                db=":memory:", seed=seed_resources, notify_urls=notify_urls, local_root=str(folder / "local")
+                db=":memory:",
+                seed=seed_resources,
+                notify_urls=notify_urls,
+                local_root=str(folder / "local"),
+                deviations=self.deviations,
             )
         )
         self._loop = asyncio.new_event_loop()

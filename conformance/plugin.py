@@ -35,6 +35,7 @@ MAX_RETRY_AFTER = 30.0
 DEFAULT_COUNT = 20  # the contract's default of `count` on every list read (ERIS-LIMIT-001)
 READ_ALL_PAGE = 100
 READ_ALL_LIMIT = 20_000
+REPORTS_PATH = "/v1/reports"
 """A collection read stops here: the suite reads test data, not a production register."""
 
 
@@ -63,6 +64,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--eris-delivery-timeout", type=float, metavar="SECONDS", help="wait for a delivery or notification"
     )
+    group.addoption(
+        "--eris-requirement",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only the tests citing this requirement (repeatable)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -72,6 +80,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OUTCOMES] = {}
     config.stash[TRAFFIC] = Traffic()
     config.pluginmanager.register(_OutcomeCollector(config.stash[OUTCOMES]), "eris-outcomes")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = set(config.getoption("eris_requirement") or ())
+    if not wanted:
+        return
+    selected, deselected = [], []
+    for item in items:
+        cited = {i for marker in item.iter_markers("requirement") for i in marker.args}
+        (selected if cited & wanted else deselected).append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = selected
 
 
 @pytest.fixture(scope="session")
@@ -125,9 +146,12 @@ class Api:
         headers: dict[str, str] | None = None,
         token: str | None = None,
     ) -> httpx.Response:
-        """`token`: sent as Bearer when given. Reads carry no token unless asked: the contract
-        fixes authentication of POST /v1/reports only."""
+        """`token`: sent as Bearer when given. Elsewhere than POST /v1/reports the target's token goes with
+        every request that names no credentials: authentication there is not shown, so a target may demand
+        it. Tests of POST /v1/reports always say which credentials they send."""
         headers = dict(headers or {})
+        if token is None and path != REPORTS_PATH and "authorization" not in {h.lower() for h in headers}:
+            token = self.target.token
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         for _ in range(4):

@@ -73,6 +73,8 @@ class ServerSettings:
     """Seconds after generation during which an unconfirmed delivery is retried."""
     random_bytes: Callable[[int], bytes] = os.urandom
     """The source of report session keys (injectable to test the 500 of a failing source)."""
+    deviations: tuple[str, ...] = ()
+    """Named faults and variants (reference_impl.deviations) for measuring the suite; () for the contract."""
 
 
 @web.middleware
@@ -156,6 +158,10 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
     app.cleanup_ctx.append(report_worker_context(REPORT_WORKER))
     if settings.source_change_every > 0:
         app.cleanup_ctx.append(_source_changes(settings.source_change_every))
+    if settings.deviations:
+        from reference_impl.deviations import install
+
+        install(app, settings, settings.deviations)
     return app
 
 

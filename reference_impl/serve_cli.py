@@ -82,7 +82,30 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="write the conformance target description of this server (tokens included)",
     )
+    serve.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="break one MUST requirement on purpose, to measure a conformance suite (repeatable; `eris deviations`)",
+    )
+    serve.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="do differently what the contract leaves open, still conformant (repeatable; `eris deviations`)",
+    )
     serve.set_defaults(run=run_serve)
+
+    deviations = commands.add_parser(
+        "deviations",
+        help="list the faults and conformant variants the reference implementation can be started with",
+        description="Faults break exactly one MUST requirement each; variants do what the contract leaves open "
+        "differently. Both exist to measure a conformance suite: it must catch every fault and pass every variant.",
+    )
+    deviations.add_argument("--format", choices=("text", "json"), default="text", help="default text")
+    deviations.set_defaults(run=run_deviations)
 
     token = commands.add_parser("token", help="mint a Bearer token accepted by `eris serve`")
     token.add_argument(
@@ -119,6 +142,35 @@ def _rate(spec: str) -> tuple[float, int]:
         return per_second, int(burst) if burst else max(1, int(per_second * 2))
     except ValueError:
         raise ValueError(f"--rate-limit must be RATE or RATE:BURST, not {spec!r}") from None
+
+
+def _deviations(faults: list[str], variants: list[str]) -> tuple[str, ...]:
+    """The names, each checked to be a fault (for --fault) or a variant (for --variant)."""
+    if not faults and not variants:
+        return ()
+    from reference_impl.deviations import FAULT, VARIANT, lookup
+
+    for names, kind, option in ((faults, FAULT, "--fault"), (variants, VARIANT, "--variant")):
+        for name in names:
+            if lookup(name).kind != kind:
+                raise ValueError(f"{name!r} is a {lookup(name).kind}: name it with --{lookup(name).kind}, not {option}")
+    return (*faults, *variants)
+
+
+def run_deviations(args: argparse.Namespace) -> int:
+    import json
+
+    from reference_impl.deviations import catalogue
+
+    found = catalogue()
+    if args.format == "json":
+        rows = [{"name": d.name, "kind": d.kind, "breaks": d.requirement, "summary": d.summary} for d in found]
+        print(json.dumps(rows, indent=2))
+        return 0
+    width = max(len(d.name) for d in found)
+    for d in found:
+        print(f"{d.kind:7}  {d.name:{width}}  {d.requirement or '(conformant)':17}  {d.summary}")
+    return 0
 
 
 def run_token(args: argparse.Namespace) -> int:
@@ -175,6 +227,7 @@ def run_serve(args: argparse.Namespace) -> int:
             source_change_every=args.source_changes,
             local_root=args.local_root,
             report_products=args.report_products,
+            deviations=_deviations(args.fault, args.variant),
         )
         if args.report_products < 0:
             raise ValueError(f"--report-products must be 0 or more, not {args.report_products}")

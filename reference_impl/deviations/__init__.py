@@ -1,0 +1,80 @@
+"""Deliberate deviations of the reference implementation, for measuring the conformance suite itself.
+
+A **fault** breaks exactly one MUST requirement of the contract: a certification of the server running it must
+fail, and name that requirement among its failures. A **variant** does differently something the contract
+leaves open (an error body, the order of items, a repeated delivery): a certification must still pass.
+
+Nothing here is imported by a server that was not asked for a deviation by name (`eris serve --fault NAME`,
+`--variant NAME`; `ServerSettings.deviations`): the normal code path does not know these exist. Each deviation is
+a function that changes a built application before it starts, through what aiohttp lets anyone add to an
+application: a middleware, a route, a startup step that replaces a collaborator of the service.
+
+    from reference_impl.deviations import catalogue, install
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["FAULT", "VARIANT", "Deviation", "UnknownDeviation", "catalogue", "deviation", "install", "lookup"]
+
+FAULT, VARIANT = "fault", "variant"
+_MODULES = ("reads", "writes", "reports", "variants")
+_REGISTRY: dict[str, Deviation] = {}
+
+Installer = Callable[[Any, Any], None]
+"""install(app, settings): change the application (web.Application) before it starts."""
+
+
+@dataclass(frozen=True)
+class Deviation:
+    name: str
+    kind: str
+    """FAULT or VARIANT."""
+    summary: str
+    """One sentence: what this server then does differently."""
+    requirement: str | None
+    """The MUST requirement a fault breaks; None for a variant."""
+    install: Installer
+
+
+class UnknownDeviation(ValueError):
+    """A name that is no fault or variant of the catalogue; the message lists the known ones."""
+
+
+def deviation(name: str, summary: str, *, breaks: str | None = None) -> Callable[[Installer], Installer]:
+    """Register the decorated installer as a fault breaking requirement `breaks`, or a variant without it."""
+
+    def register(install: Installer) -> Installer:
+        if name in _REGISTRY:
+            raise ValueError(f"two deviations are named {name!r}")
+        _REGISTRY[name] = Deviation(name, FAULT if breaks else VARIANT, summary, breaks, install)
+        return install
+
+    return register
+
+
+def catalogue(kind: str | None = None) -> list[Deviation]:
+    """Every deviation (of `kind`, when given), faults and variants each in the order they are declared."""
+    for module in _MODULES:
+        importlib.import_module(f"{__name__}.{module}")
+    found = list(_REGISTRY.values())
+    return [d for d in found if kind is None or d.kind == kind]
+
+
+def lookup(name: str) -> Deviation:
+    known = {d.name: d for d in catalogue()}
+    if name not in known:
+        faults = ", ".join(d.name for d in known.values() if d.kind == FAULT)
+        variants = ", ".join(d.name for d in known.values() if d.kind == VARIANT)
+        raise UnknownDeviation(f"no deviation is named {name!r}; faults: {faults}; variants: {variants}")
+    return known[name]
+
+
+def install(app: Any, settings: Any, names: tuple[str, ...] | list[str]) -> None:
+    """Install the named deviations into `app` (UnknownDeviation for a name not in the catalogue)."""
+    for deviation_ in [lookup(name) for name in names]:
+        deviation_.install(app, settings)

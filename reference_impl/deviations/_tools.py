@@ -1,0 +1,87 @@
+"""What deviations are made of: middlewares that rewrite a request or an answer, and startup steps."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+from multidict import MultiDict
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Matches = Callable[[web.Request], bool]
+
+
+def add_middleware(app: web.Application, middleware: Callable[[web.Request, Handler], Awaitable[Any]]) -> None:
+    """Innermost: it runs after auth and the rate limit, right around the handler."""
+    app.middlewares.append(web.middleware(middleware))
+
+
+def on_startup(app: web.Application, step: Callable[[web.Application], None]) -> None:
+    """Run `step(app)` once the service, its store and its workers exist (after create_app's own startup)."""
+
+    async def context(app: web.Application) -> AsyncIterator[None]:
+        step(app)
+        yield
+
+    app.cleanup_ctx.append(context)
+
+
+def is_read(request: web.Request) -> bool:
+    return request.method == "GET" and request.path.startswith("/v1/")
+
+
+def path_is(method: str, path: str) -> Matches:
+    return lambda request: request.method == method and request.path == path
+
+
+def rewrite_query(app: web.Application, matches: Matches, change: Callable[[MultiDict[str]], MultiDict[str]]) -> None:
+    """Requests that match reach the handler with the query `change` makes of theirs."""
+
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if matches(request):
+            query = change(MultiDict(request.query))
+            request = request.clone(rel_url=request.rel_url.with_query(query))
+        return await handler(request)
+
+    add_middleware(app, middleware)
+
+
+def rewrite_json_answer(app: web.Application, matches: Matches, change: Callable[[Any, web.Request, int], Any]) -> None:
+    """JSON answers to matching requests are replaced by `change(body, request, status)` (same status, headers
+    but the length)."""
+
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            response = await handler(request)
+        except web.HTTPException as error:
+            response = error
+        if not matches(request) or not isinstance(response, web.Response) or response.body is None:
+            return response
+        try:
+            body = json.loads(bytes(response.body))
+        except ValueError:
+            return response
+        changed = change(body, request, response.status)
+        return web.Response(
+            body=json.dumps(changed).encode(),
+            status=response.status,
+            content_type=response.content_type,
+            headers={k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-type")},
+        )
+
+    add_middleware(app, middleware)
+
+
+def answer_instead(
+    app: web.Application, matches: Matches, answer: Callable[[web.Request], Awaitable[web.Response]]
+) -> None:
+    """Matching requests get `answer(request)`; the service never sees them."""
+
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if matches(request):
+            return await answer(request)
+        return await handler(request)
+
+    add_middleware(app, middleware)
