@@ -123,6 +123,10 @@ class Certification:
     expected: ExpectedFailures = field(default_factory=ExpectedFailures)
     embedded: bool = False
     """The target is the reference implementation started by `eris certify` itself."""
+    properties: dict[str, Any] = field(default_factory=dict)
+    """The property phase's budget: {"examples": N, "seed": S} (a rerun with this seed sends the same requests)."""
+    deviations: tuple[str, ...] = ()
+    """Faults and variants the embedded reference implementation ran with (measuring the suite)."""
     version: str = field(default_factory=suite_version)
     unknown: dict[str, list[str]] = field(default_factory=dict)
     """Requirement ids cited by tests that ran but absent from the catalogue -> those tests' node ids."""
@@ -182,7 +186,7 @@ class Certification:
     def test_expected(self, test: TestOutcome, requirement_id: str | None = None) -> bool:
         """Whether a failing test is listed as an expected failure: as evidence against `requirement_id`, or
         (None) against every requirement it cites."""
-        if test.outcome not in FAILING:
+        if (test.outcome if requirement_id is None else test.outcome_for(requirement_id)) not in FAILING:
             return False
         if requirement_id is not None:
             return self.expected.covers(test.nodeid, requirement_id)
@@ -194,7 +198,8 @@ class Certification:
         """Whether this test's failure is one that makes the run non-conformant."""
         failed = set(self.failed_must)
         return test.outcome in FAILING and any(
-            r in failed and not self.expected.covers(test.nodeid, r) for r in test.requirements
+            r in failed and test.outcome_for(r) in FAILING and not self.expected.covers(test.nodeid, r)
+            for r in test.requirements
         )
 
 
@@ -208,6 +213,8 @@ def certify(
     expected: ExpectedFailures | None = None,
     embedded: bool = False,
     version: str | None = None,
+    properties: dict[str, Any] | None = None,
+    deviations: tuple[str, ...] = (),
 ) -> Certification:
     """Judge every catalogue requirement from the outcomes of the tests that ran."""
     expected = expected or ExpectedFailures()
@@ -227,6 +234,8 @@ def certify(
         expected=expected,
         embedded=embedded,
         version=version or suite_version(),
+        properties=properties or {},
+        deviations=deviations,
         unknown={
             requirement_id: [test.nodeid for test in cited]
             for requirement_id, cited in sorted(by_requirement.items())
@@ -237,16 +246,16 @@ def certify(
 
 def _judge(requirement: Requirement, tests: list[TestOutcome], expected: ExpectedFailures) -> RequirementResult:
     result = RequirementResult(requirement, NOT_TESTED, tests)
-    failing = [test for test in tests if test.outcome in FAILING]
+    failing = [test for test in tests if test.outcome_for(requirement.id) in FAILING]
     if failing:
         unexpected = [test for test in failing if not expected.covers(test.nodeid, requirement.id)]
         first = (unexpected or failing)[0]
-        result.message = first.message
+        result.message = first.message_for(requirement.id)
         if requirement.level == "INFO":
             result.status, result.note = SKIPPED, INFO_NOTE
         else:
             result.status, result.expected = FAILED, not unexpected
-    elif any(test.outcome == "passed" for test in tests):
+    elif any(test.outcome_for(requirement.id) == "passed" for test in tests):
         result.status = PASSED
         if requirement.id in expected.entries:
             result.note = UNEXPECTED_PASS_NOTE
@@ -265,7 +274,12 @@ def to_json(certification: Certification) -> dict[str, Any]:
     c = certification
     return {
         "format": FORMAT,
-        "target": {"base_url": c.base_url, "embedded_reference_implementation": c.embedded},
+        "target": {
+            "base_url": c.base_url,
+            "embedded_reference_implementation": c.embedded,
+            **({"deviations": list(c.deviations)} if c.deviations else {}),
+        },
+        "properties": c.properties,
         "suite": {"name": "eris", "version": c.version},
         "started": _time(c.started),
         "finished": _time(c.finished),
@@ -289,7 +303,7 @@ def to_json(certification: Certification) -> dict[str, Any]:
                 "tests": [
                     {
                         "nodeid": test.nodeid,
-                        "outcome": test.outcome,
+                        "outcome": test.outcome_for(r.requirement.id),
                         "expected": c.test_expected(test, r.requirement.id),
                     }
                     for test in r.tests

@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import importlib.util
 import io
-import os
+import random
 import re
 import sys
 import tempfile
@@ -31,6 +31,7 @@ from conformance.certification import (
     certify,
     write_outputs,
 )
+from conformance.certify_cli import DEFAULT_EXAMPLES
 from conformance.plugin import OUTCOMES, TestOutcome
 from conformance.requirements import SUITE_DIR, load_catalogue, node_root
 from conformance.target import TargetError, load_target
@@ -68,6 +69,10 @@ class CertifyOptions:
     keyword: str | None = None
     requirements: tuple[str, ...] = ()
     """Only the tests citing one of these requirement ids."""
+    examples: int = DEFAULT_EXAMPLES
+    """Generated examples per property of the property phase; 0 leaves the phase out."""
+    seed: int | None = None
+    """Seed of the property phase; None: a new one, reported in the certification."""
     faults: tuple[str, ...] = ()
     """Faults of the embedded reference implementation (reference_impl.deviations), to measure the suite."""
     variants: tuple[str, ...] = ()
@@ -92,6 +97,8 @@ def run_certify(options: CertifyOptions) -> int:
 
 def _certify(options: CertifyOptions) -> int:
     expected = _checked(options)
+    if options.seed is None:
+        options = dataclasses.replace(options, seed=random.randrange(2**32))
     catalogue = _catalogue()
     report_dir = _prepared(options.report_dir)
     with contextlib.ExitStack() as stack:
@@ -133,6 +140,8 @@ def _certify(options: CertifyOptions) -> int:
         finished=finished,
         expected=expected,
         embedded=options.embedded,
+        properties={"examples": options.examples, "seed": options.seed},
+        deviations=(*options.faults, *options.variants),
     )
     try:
         paths = write_outputs(certification, report_dir)
@@ -147,6 +156,10 @@ def _checked(options: CertifyOptions) -> ExpectedFailures:
     """Options that need no target: the expected failures, workers, the suite folder."""
     if options.delivery_timeout is not None and not options.delivery_timeout > 0:
         raise RunError(f"--delivery-timeout must be more than 0 seconds, not {options.delivery_timeout:g}")
+    if options.examples < 0:
+        raise RunError(f"--examples must be 0 (no property phase) or more, not {options.examples}")
+    if options.seed is not None and not 0 <= options.seed < 2**32:
+        raise RunError(f"--seed must be between 0 and {2**32 - 1}, not {options.seed}")
     if options.workers is not None:
         if options.workers < 1:
             raise RunError(f"--workers must be 1 or more, not {options.workers}")
@@ -273,8 +286,11 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         "--no-header",
         "-rN",
     ]
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        arguments += ["-p", "conformance.plugin"] + (["-p", "xdist.plugin"] if options.workers else [])
+    # Plugins are named, never found: a pytest plugin installed beside eris cannot change a certification, and
+    # pytest does not rewrite the asserts of every module of every plugin's distribution (schemathesis alone
+    # is 370 modules: 11 s a run where bytecode is not cached).
+    arguments += ["--disable-plugin-autoload", "-p", "conformance.plugin"]
+    arguments += ["-p", "xdist.plugin"] if options.workers else []
     if config:
         arguments.append(f"--eris-target={config}")
     if options.target:
@@ -286,6 +302,7 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
     if options.keyword:
         arguments += ["-k", options.keyword]
     arguments += [f"--eris-requirement={requirement_id}" for requirement_id in options.requirements]
+    arguments += [f"--eris-examples={options.examples}", f"--eris-seed={options.seed}"]
     if options.workers:
         arguments += ["-n", str(options.workers), "--dist", "loadgroup", "-p", "conformance.xdist_groups"]
     return arguments
@@ -339,6 +356,12 @@ def _summary(c: Certification, paths: dict[str, Path], out: TextIO) -> None:
     )
     seconds = (c.finished - c.started).total_seconds()
     print(f"  tests: {', '.join(f'{n} {outcome}' for outcome, n in tests.items())} in {seconds:.1f} s", file=out)
+    if c.properties.get("examples"):
+        print(
+            f"  property phase: {c.properties['examples']} examples a property, seed {c.properties['seed']} "
+            f"(--seed {c.properties['seed']} repeats it)",
+            file=out,
+        )
     failed = [r for r in c.requirements if r.status == "failed"]
     for result in failed[:SHOWN_FAILURES]:
         mark = " (expected)" if result.expected else ""

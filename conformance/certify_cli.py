@@ -11,6 +11,10 @@ from conformance.requirements import SUITE_DIR, coverage, load_catalogue
 
 __all__ = ["add_commands"]
 
+DEFAULT_EXAMPLES = 20
+"""Examples per property of the property phase: a full run of the embedded reference implementation stays under
+90 s on two cores (bench/certify.py)."""
+
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     certify = commands.add_parser(
@@ -48,6 +52,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default=[],
         metavar="ID",
         help="only the tests citing this requirement (repeatable; with -k, both must hold)",
+    )
+    certify.add_argument(
+        "--examples",
+        type=int,
+        default=DEFAULT_EXAMPLES,
+        metavar="N",
+        help=f"generated examples per property in the property phase (default {DEFAULT_EXAMPLES}; 0 leaves it out)",
+    )
+    certify.add_argument(
+        "--seed", type=int, metavar="N", help="seed of the property phase (default: a new one, printed and reported)"
     )
     certify.add_argument(
         "--fault",
@@ -93,6 +107,8 @@ def run_certify_command(args: argparse.Namespace) -> int:
             workers=args.workers,
             keyword=args.keyword,
             requirements=tuple(args.requirement),
+            examples=args.examples,
+            seed=args.seed,
             faults=tuple(args.fault),
             variants=tuple(args.variant),
             quiet=args.quiet,

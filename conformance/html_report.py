@@ -180,20 +180,23 @@ def _requirements(c: Certification) -> str:
 def _tests_cell(c: Certification, result: RequirementResult) -> str:
     """The tests of a requirement: failing ones always in sight, the others folded when there are many."""
 
+    requirement_id = result.requirement.id
+
     def item(test: TestOutcome) -> str:
         name = escape(test.nodeid)
-        if test.outcome in FAILING:
+        outcome = test.outcome_for(requirement_id)
+        if outcome in FAILING:
             name = f'<a href="#{escape(_anchor(test.nodeid))}">{name}</a>'
-        return f"<li>{_badge(test.outcome, c.test_expected(test, result.requirement.id))} {name}</li>"
+        return f"<li>{_badge(outcome, c.test_expected(test, requirement_id))} {name}</li>"
 
-    failing = [test for test in result.tests if test.outcome in FAILING]
-    others = [test for test in result.tests if test.outcome not in FAILING]
+    failing = [test for test in result.tests if test.outcome_for(requirement_id) in FAILING]
+    others = [test for test in result.tests if test.outcome_for(requirement_id) not in FAILING]
     html = "".join(map(item, failing))
     if len(others) > FOLDED_TESTS:
         counts = ", ".join(
-            f"{sum(t.outcome == outcome for t in others)} {outcome}"
+            f"{sum(t.outcome_for(requirement_id) == outcome for t in others)} {outcome}"
             for outcome in TEST_OUTCOMES
-            if any(t.outcome == outcome for t in others)
+            if any(t.outcome_for(requirement_id) == outcome for t in others)
         )
         folded = "".join(map(item, others))
         return (

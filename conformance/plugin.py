@@ -24,13 +24,18 @@ from typing import Any
 import httpx
 import pytest
 
+from conformance.certify_cli import DEFAULT_EXAMPLES
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_response
 
-__all__ = ["OUTCOMES", "Api", "TestOutcome"]
+__all__ = ["OUTCOMES", "Api", "Findings", "PropertyBudget", "TestOutcome"]
+
+# The suite's helper modules fail with plain asserts too: rewrite them like the test modules.
+pytest.register_assert_rewrite("conformance.suite")
 
 REQUIREMENTS_PROPERTY = "eris_requirements"
 EXCHANGES_PROPERTY = "eris_exchanges"
+FINDINGS_PROPERTY = "eris_findings"
 MAX_RETRY_AFTER = 30.0
 DEFAULT_COUNT = 20  # the contract's default of `count` on every list read (ERIS-LIMIT-001)
 READ_ALL_PAGE = 100
@@ -50,6 +55,49 @@ class TestOutcome:
     message: str = ""
     duration: float = 0.0
     exchanges: list[dict[str, Any]] = field(default_factory=list)
+    findings: dict[str, str] = field(default_factory=dict)
+    """Requirement id -> what broke it, for a test that judges several requirements apart (the property
+    phase): its failure is evidence against these requirements only."""
+
+    def outcome_for(self, requirement_id: str) -> str:
+        """The outcome as evidence about one requirement: a failed test whose findings do not name it
+        checked that requirement and found nothing wrong."""
+        if self.outcome == "failed" and self.findings and requirement_id not in self.findings:
+            return "passed"
+        return self.outcome
+
+    def message_for(self, requirement_id: str) -> str:
+        return self.findings.get(requirement_id, self.message)
+
+
+class Findings:
+    """What one test found against each requirement. A test that checks many requirements at once records
+    each failure here under its requirement, then calls `check()`, which fails the test if anything was found:
+    the certification then fails only the requirements named."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[str]] = {}
+
+    def add(self, requirement_id: str, message: str) -> None:
+        self.found.setdefault(requirement_id, []).append(message)
+
+    def __contains__(self, requirement_id: str) -> bool:
+        return requirement_id in self.found
+
+    def summary(self) -> dict[str, str]:
+        return {
+            requirement_id: messages[0] + (f" (and {len(messages) - 1} more findings)" if len(messages) > 1 else "")
+            for requirement_id, messages in sorted(self.found.items())
+        }
+
+    def check(self) -> None:
+        __tracebackhide__ = True
+        if self.found:
+            lines = [f"{requirement_id}: {message}" for requirement_id, message in self.summary().items()]
+            raise AssertionError("\n".join(lines))
+
+
+FINDINGS = pytest.StashKey[Findings]()
 
 
 OUTCOMES = pytest.StashKey[dict[str, TestOutcome]]()
@@ -63,6 +111,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--eris-token", metavar="TOKEN", help="Bearer token with the report right (overrides the file)")
     group.addoption(
         "--eris-delivery-timeout", type=float, metavar="SECONDS", help="wait for a delivery or notification"
+    )
+    group.addoption(
+        "--eris-examples",
+        type=int,
+        default=DEFAULT_EXAMPLES,
+        metavar="N",
+        help=f"generated examples per operation in the property phase (default {DEFAULT_EXAMPLES}; 0 skips it)",
+    )
+    group.addoption(
+        "--eris-seed", type=int, metavar="N", help="seed of the property phase (default: a new one, reported)"
     )
     group.addoption(
         "--eris-requirement",
@@ -291,6 +349,33 @@ def receiver(target: Target, pytestconfig: pytest.Config) -> Iterator[Any]:
     started.stop()
 
 
+@dataclass(frozen=True)
+class PropertyBudget:
+    examples: int
+    """Generated examples per operation (or per property); 0: the property phase is skipped."""
+    seed: int
+    """The seed every property of the run starts from: the same seed generates the same requests."""
+
+
+@pytest.fixture(scope="session")
+def property_budget(pytestconfig: pytest.Config) -> PropertyBudget:
+    import random
+
+    examples = pytestconfig.getoption("eris_examples")
+    if examples is None or examples <= 0:
+        pytest.skip("the property phase is off (--eris-examples 0)")
+    seed = pytestconfig.getoption("eris_seed")
+    return PropertyBudget(examples, seed if seed is not None else random.randrange(2**32))
+
+
+@pytest.fixture
+def findings(request: pytest.FixtureRequest) -> Findings:
+    """Failures of this test recorded per requirement (see `Findings`)."""
+    found = Findings()
+    request.node.stash[FINDINGS] = found
+    return found
+
+
 @pytest.fixture
 def report_key() -> Any:
     """A fresh RSA-4096 key pair: the contract asks for a new pair for each order."""
@@ -306,6 +391,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if recorded is not None:
         recorded.collect()
     marker_ids = [i for marker in item.iter_markers("requirement") for i in marker.args]
+    found = item.stash.get(FINDINGS, None)
+    if found is not None and report.when == "call":
+        summary = found.summary()
+        marker_ids += [requirement_id for requirement_id in summary if requirement_id not in marker_ids]
+        report.user_properties.append((FINDINGS_PROPERTY, summary))
     report.user_properties.append((REQUIREMENTS_PROPERTY, marker_ids))
     exchanges: list[Exchange] = item.config.stash[TRAFFIC].take()
     report.user_properties.append((EXCHANGES_PROPERTY, [e.to_dict() for e in exchanges]))
@@ -323,6 +413,7 @@ class _OutcomeCollector:
         properties = dict(report.user_properties)
         outcome.requirements = sorted(set(outcome.requirements) | set(properties.get(REQUIREMENTS_PROPERTY, [])))
         outcome.exchanges += properties.get(EXCHANGES_PROPERTY, [])
+        outcome.findings.update(properties.get(FINDINGS_PROPERTY, {}))
         outcome.duration += report.duration
         if report.failed:
             outcome.outcome = "failed" if report.when == "call" else "error"
