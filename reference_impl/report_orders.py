@@ -50,6 +50,9 @@ class ReportDesk:
     local_root: Path | None
     random_bytes: Callable[[int], bytes] = os.urandom
     """The source of session keys; injectable so that a failing source can be tested (the 500)."""
+    seal: Callable[[RSAPublicKey, SessionKey], bytes] = seal_session_key
+    """How the session key is sealed for the order's key; injectable like `random_bytes`, so that a failing
+    cryptographic provider (the 500) can be tested."""
 
 
 REPORTS = web.AppKey("reports", ReportDesk)
@@ -88,7 +91,7 @@ async def order_report(request: web.Request, service: Service) -> web.Response:
         raise Rejected(problem(400, detail, parameter="storage.connectionString")) from None
     try:
         session = SessionKey.generate(desk.random_bytes)
-        sealed = seal_session_key(public_key, session)
+        sealed = desk.seal(public_key, session)
     except Exception:
         log.exception("the session key of a report order could not be made or sealed")
         raise Rejected(

@@ -51,6 +51,11 @@ class ReportWorker:
         self.delivery_deadline = delivery_deadline
         self.poll_interval = poll_interval
         self.rng = rng or random.Random()
+        self.build_artifact = build_artifact
+        """Writes an order's encrypted artifact into the spool; replaceable, so that a test can stand in a slow or
+        failing generation."""
+        self.delivery_target = delivery_target
+        """The target an order's storage names; replaceable, so that a test can stand in a target that fails."""
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -104,7 +109,7 @@ class ReportWorker:
         try:
             data = self.report_data(order)
             figures = await asyncio.to_thread(
-                build_artifact, artifact, request, data, order.session_key, compression=order.compression
+                self.build_artifact, artifact, request, data, order.session_key, compression=order.compression
             )
         except Exception as error:
             log.exception("report %s could not be generated", order.execution_id)
@@ -117,7 +122,7 @@ class ReportWorker:
         assert order.artifact is not None
         artifact = Path(order.artifact)
         try:
-            target = delivery_target(order.storage_type, order.connection_string, local_root=self.local_root)
+            target = self.delivery_target(order.storage_type, order.connection_string, local_root=self.local_root)
             await target.deliver(artifact, execution_id=order.execution_id, file_name=order.file_name)
         except (DeliveryFailed, StorageRefused) as failure:
             retryable = getattr(failure, "retryable", False)

@@ -191,32 +191,67 @@ def owner_nip_of(api: Any, contract: Any) -> str | None:
     return None
 
 
-def assert_created_contractor(api: Any, contract: Any, response: Any, body: dict[str, Any]) -> dict[str, Any]:
-    """A POST /v1/parties answer: 200 with the created Party, valid by the validator, a Contractor, with
-    the name written and a value assigned in an installation namespace of the Contractor profile."""
-    assert response.status_code == 200, (
-        f"POST /v1/parties of a Contractor answered {response.status_code}, not 200: {response.text[:300]}"
-    )
+def assert_created_contractor(
+    api: Any,
+    contract: Any,
+    response: Any,
+    body: dict[str, Any],
+    findings: Any = None,
+    assigned: tuple[str, ...] = ("ERIS-PARTY-012",),
+) -> dict[str, Any]:
+    """A POST /v1/parties answer: 200 with the created Party, a value assigned in an installation namespace of
+    the Contractor profile, valid by the validator, a Contractor, with the name written. With `findings` (a
+    test of POST itself), the first failure is recorded against what it breaks: a 2xx other than 200
+    ERIS-WRITE-001, no identifier assigned the requirements `assigned`, anything else ERIS-PARTY-012."""
+
+    def check(holds: bool, message: str, requirements: tuple[str, ...] = ("ERIS-PARTY-012",)) -> None:
+        __tracebackhide__ = True
+        if holds:
+            return
+        if findings is not None:
+            for requirement in requirements:
+                findings.add(requirement, message)
+            findings.check()
+        raise AssertionError(message)
+
+    answered = f"POST /v1/parties of a Contractor answered {response.status_code}, not 200: {response.text[:300]}"
+    other_success = 200 < response.status_code < 300
+    check(response.status_code == 200, answered, ("ERIS-WRITE-001",) if other_success else ("ERIS-PARTY-012",))
     party = response.json()
-    api.assert_valid(party, "Party", where="the Party answered by POST /v1/parties")
-    assert party.get("resourceType") == "Party", "POST /v1/parties did not answer a Party"
-    contractor = contract.profiles["Contractor"]
-    assert contractor in api.validator.recognised_profiles(party, "Party"), (
-        "the created Party is not recognisable as a Contractor (neither meta.profile nor a party-kind category)"
-    )
-    assert display_name(party) == display_name(body), "the created Party does not carry the name written"
-    assert identifiers(party, profile_systems(contract, "Contractor")), (
+    check(isinstance(party, dict) and party.get("resourceType") == "Party", "POST /v1/parties did not answer a Party")
+    systems = profile_systems(contract, "Contractor")
+    check(
+        bool(identifiers(party, systems)),
         "the created Party has no assigned identifier (system and value) in an installation namespace of "
-        f"the Contractor profile ({', '.join(profile_systems(contract, 'Contractor'))}): {party.get('identifier')}"
+        f"the Contractor profile ({', '.join(systems)}): {party.get('identifier')}",
+        assigned,
     )
+    issues = api.validator.validate(party, resource_type="Party")
+    errors = [f"{i.location or '/'}: {i.message} [{i.code}]" for i in issues if i.is_error]
+    check(not errors, "the Party answered by POST /v1/parties breaks the contract:\n  " + "\n  ".join(errors))
+    check(
+        contract.profiles["Contractor"] in api.validator.recognised_profiles(party, "Party"),
+        "the created Party is not recognisable as a Contractor (neither meta.profile nor a party-kind category)",
+    )
+    check(display_name(party) == display_name(body), "the created Party does not carry the name written")
     return party
 
 
-def create_contractor(api: Any, contract: Any, name: str, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """POST a Contractor (its body checked as a write first); the body and the created Party."""
+def create_contractor(
+    api: Any,
+    contract: Any,
+    name: str,
+    *,
+    findings: Any = None,
+    assigned: tuple[str, ...] = ("ERIS-PARTY-012",),
+    **options: Any,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """POST a Contractor (its body checked as a write first); the body and the created Party. `findings` and
+    `assigned`: see `assert_created_contractor`."""
     body = contractor_body(contract, name, **options)
     api.assert_valid(body, "Party", where="the suite's Contractor write body", context="write")
-    party = assert_created_contractor(api, contract, api.post("/v1/parties", json=body), body)
+    response = api.post("/v1/parties", json=body)
+    party = assert_created_contractor(api, contract, response, body, findings, assigned)
     return body, party
 
 

@@ -1,15 +1,19 @@
 """Notifications: a create and an update of a Contractor each push a Notification to the suite's receiver,
-shaped exactly as the contract says (checked by the validator as a Notification: no identifier, no
-contained, no business content), naming the party by a logical reference {type, identifier}; a read by
-that identifier returns the party's current state.
+shaped exactly as the contract says (no identifier, no contained, no business content, codes of the
+notification vocabularies), naming the party by a logical reference {type, identifier}; a read by that
+identifier returns the party's current state.
 
 Only for a target whose description declares `[features] notifications = true` and pushes to the
 receiver (`[receiver]`; how a consumer registers is not shown, ERIS-EVT-004). Notifications of other
-changes may arrive too: the suite picks its own by the party's identifier. The receiver listens on one
-port, so these tests run in the "receiver" xdist group."""
+changes may arrive too: the suite picks its own as those that name its party. A notification that names
+it wrongly (a literal URL instead of a logical identifier) or with a code outside the operation vocabulary
+is still picked, so that it fails the requirement it breaks rather than a wait. Each test records what it
+finds per requirement (`findings`): a wrong status fails ERIS-NOTIF-003, not the push itself. The
+receiver listens on one port, so these tests run in the "receiver" xdist group."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -22,7 +26,6 @@ from conformance.suite._writes import (
     identifiers,
     installation_systems,
     nip_system,
-    only,
     owner_nip_of,
     read_parties,
     register_identifier,
@@ -43,7 +46,18 @@ NOTIFIED = (
     "ERIS-NOTIF-006",
 )
 """What a notified create or update checks: the push, the read it leads to, and the Notification's shape."""
-BUSINESS_ELEMENTS = ("name", "number", "address", "contactPoint", "partOf", "identifier", "contained")
+BUSINESS_ELEMENTS = ("name", "number", "address", "contactPoint", "partOf")
+"""Elements of a Party that a Notification must not carry (it carries no business content)."""
+NOT_THE_RESOURCE = ("identifier", "contained")
+OPERATIONS = ("created", "updated", "deleted")
+BY_LOCATION = {
+    "identifier": "ERIS-NOTIF-002",
+    "contained": "ERIS-NOTIF-002",
+    "status": "ERIS-NOTIF-003",
+    "operation": "ERIS-NOTIF-004",
+    "reference": "ERIS-NOTIF-005",
+}
+"""The requirement a validator issue at /<element> breaks: the element's own row of the catalogue."""
 
 
 @pytest.fixture
@@ -58,24 +72,55 @@ def pushed(target: Any, request: pytest.FixtureRequest) -> Any:
 
 
 def _names(contract: Any, party: dict[str, Any]) -> Any:
-    """A predicate: a notification whose reference names `party` by one of its installation identifiers."""
+    """A predicate: a notification that names `party`, by one of its installation identifiers in
+    reference.identifier, or (wrongly, which the checks then report) by its id or one of those identifier
+    values anywhere in a reference without a logical identifier."""
     keys = set(identifiers(party, installation_systems(contract)))
+    mentions = {str(party.get("id"))} | {value for _, value in keys}
 
     def names(notification: dict[str, Any]) -> bool:
         reference = notification.get("reference")
-        identifier = reference.get("identifier") if isinstance(reference, dict) else None
-        return isinstance(identifier, dict) and (identifier.get("system"), identifier.get("value")) in keys
+        if not isinstance(reference, dict):
+            return False
+        identifier = reference.get("identifier")
+        if isinstance(identifier, dict):
+            return (identifier.get("system"), identifier.get("value")) in keys
+        strings = [value for value in reference.values() if isinstance(value, str)]
+        return any(mention in string for string in strings for mention in mentions)
 
     return names
 
 
-def _with_operation(contract: Any, party: dict[str, Any], operation: str) -> Any:
+def _of_operation(contract: Any, party: dict[str, Any], operation: str) -> Any:
+    """A predicate: a notification naming `party` whose operation is `operation`, or none of the vocabulary's
+    (a code outside it is a finding of its own, not a reason to wait for ever)."""
     names = _names(contract, party)
     system = f"{vocab(contract)}/notification-operation"
-    return lambda n: names(n) and operation in codes(n.get("operation"), system)
+
+    def of_operation(notification: dict[str, Any]) -> bool:
+        found = codes(notification.get("operation"), system) & set(OPERATIONS)
+        return names(notification) and (operation in found or not found)
+
+    return of_operation
 
 
-def _wait(receiver: Any, target: Any, predicate: Any, what: str) -> dict[str, Any]:
+def _after_the_create(contract: Any, party: dict[str, Any], created: list[dict[str, Any]]) -> Any:
+    """A predicate for the update's notification: one naming `party` with operation updated (or none of the
+    vocabulary's), after the first one naming it with created (or none of the vocabulary's), which is the
+    create's and goes to `created`. The receiver shows notifications in the order they arrived."""
+    of_create, of_update = _of_operation(contract, party, "created"), _of_operation(contract, party, "updated")
+
+    def after_the_create(notification: dict[str, Any]) -> bool:
+        if not created and of_create(notification):
+            created.append(notification)
+            return False
+        return of_update(notification)
+
+    return after_the_create
+
+
+def _wait(receiver: Any, target: Any, predicate: Any, what: str, findings: Any) -> dict[str, Any] | None:
+    """The first notification `predicate` picks; None, recorded against ERIS-EVT-001, when none arrives."""
     try:
         return receiver.wait_for_notification(predicate, target.delivery_timeout)
     except TimeoutError as error:
@@ -83,52 +128,90 @@ def _wait(receiver: Any, target: Any, predicate: Any, what: str) -> dict[str, An
             f"{sorted(codes(n.get('operation')), key=str)} of {n.get('reference')}"
             for n in receiver.notifications()[-5:]
         ]
-        pytest.fail(
-            f"no Notification of {what} naming it by one of its installation identifiers reached the receiver "
-            f"{receiver.notification_url}: {error}" + (f"; the last ones received: {'; '.join(seen)}" if seen else "")
+        findings.add(
+            "ERIS-EVT-001",
+            f"no Notification of {what} naming it reached the receiver {receiver.notification_url}: {error}"
+            + (f"; the last ones received: {'; '.join(seen)}" if seen else ""),
         )
+        return None
 
 
 def _check(
-    api: Any, contract: Any, notification: dict[str, Any], party: dict[str, Any], operation: str
-) -> tuple[str, str]:
-    """The notification's shape, by the validator and by the contract's words; its logical identifier."""
-    api.assert_valid(notification, "Notification", where=f"the Notification of the {operation} party")
-    assert notification.get("resourceType") == "Notification"
+    api: Any, contract: Any, notification: dict[str, Any], party: dict[str, Any], operation: str, findings: Any
+) -> tuple[str, str] | None:
+    """Record what is wrong with the notification, per requirement; the logical identifier it names (None
+    when it names none of the party's installation identifiers)."""
+    for issue in api.validator.validate(notification, resource_type="Notification"):
+        if issue.is_error:
+            element = (issue.location or "/").split("/")[1] if issue.location else ""
+            requirement = BY_LOCATION.get(element) or issue.requirement or "ERIS-NOTIF-001"
+            findings.add(requirement, f"{issue.location or '/'}: {issue.message} [{issue.code}]")
+    if notification.get("resourceType") != "Notification":
+        findings.add("ERIS-NOTIF-001", f"resourceType is {notification.get('resourceType')!r}, not Notification")
+    for element in NOT_THE_RESOURCE:
+        if element in notification:
+            findings.add("ERIS-NOTIF-002", f"the Notification carries {element!r}: it has none")
     present = [element for element in BUSINESS_ELEMENTS if element in notification]
-    assert not present, f"the Notification carries {present}: it has no identifier and no content of the resource"
-    assert codes(notification["operation"], f"{vocab(contract)}/notification-operation") == {operation}, (
-        f"the Notification of a {operation} party has operation {notification['operation']}"
-    )
-    reference = notification["reference"]
-    assert reference.get("type") == "Party", (
-        f"the Notification's reference.type is {reference.get('type')!r}, not Party"
-    )
-    key = (reference["identifier"].get("system"), reference["identifier"].get("value"))
-    assert key in identifiers(party, installation_systems(contract)), (
-        f"the Notification names {token(*key)}, not an installation identifier of the party"
-    )
+    if present:
+        findings.add("ERIS-NOTIF-006", f"the Notification carries {present}: it has no content of the resource")
+    name = display_name(party)
+    if name and name in json.dumps(notification, ensure_ascii=False):
+        findings.add("ERIS-NOTIF-006", f"the Notification carries the party's name {name!r}, business content")
+    status_codes = codes(notification.get("status"), f"{vocab(contract)}/notification-status")
+    if not status_codes or not status_codes <= {"completed", "failed", "pending"}:
+        findings.add("ERIS-NOTIF-003", f"the Notification's status {notification.get('status')} is not a code of it")
+    operations = codes(notification.get("operation"), f"{vocab(contract)}/notification-operation")
+    if operations != {operation}:
+        findings.add(
+            "ERIS-NOTIF-004",
+            f"the Notification of a {operation} party has operation {notification.get('operation')}",
+        )
+    reference = notification.get("reference") if isinstance(notification.get("reference"), dict) else {}
+    if reference.get("type") != "Party":
+        findings.add("ERIS-NOTIF-005", f"the Notification's reference.type is {reference.get('type')!r}, not Party")
+    named = reference.get("identifier") if isinstance(reference.get("identifier"), dict) else {}
+    key = (named.get("system"), named.get("value"))
+    if key not in identifiers(party, installation_systems(contract)):
+        findings.add(
+            "ERIS-NOTIF-005",
+            f"the Notification names the party by {reference}, not by a logical identifier "
+            "(reference.identifier) in an installation namespace of the party",
+        )
+        return None
     return key
+
+
+def _read_back(api: Any, key: tuple[str, str], party: dict[str, Any], findings: Any) -> dict[str, Any] | None:
+    """The party read by the notified identifier; recorded against ERIS-EVT-003 when it is not the one."""
+    found = read_parties(api, *key)
+    if [item.get("id") for item in found] != [party.get("id")]:
+        findings.add(
+            "ERIS-EVT-003",
+            f"GET /v1/parties?identifier={token(*key)} (the notified identifier) returns "
+            f"{[item.get('id') for item in found]}, not exactly the party {party.get('id')}",
+        )
+        return None
+    return found[0]
 
 
 @RECEIVER_GROUP
 @pytest.mark.requirement(*NOTIFIED)
 def test_a_created_contractor_is_notified_and_reads_back_by_the_notified_identifier(
-    api: Any, contract: Any, target: Any, pushed: Any
+    api: Any, contract: Any, target: Any, pushed: Any, findings: Any
 ) -> None:
     _, party = create_contractor(api, contract, unique_name("Powiadomiony"))
     notification = _wait(
-        pushed, target, _with_operation(contract, party, "created"), f"the created party {party.get('id')}"
+        pushed, target, _of_operation(contract, party, "created"), f"the created party {party.get('id')}", findings
     )
-    key = _check(api, contract, notification, party, "created")
-    found = only(read_parties(api, *key), f"GET /v1/parties?identifier={token(*key)} (the notified identifier)")
-    assert found.get("id") == party.get("id"), "a read by the notified identifier returns another party"
+    if notification is not None and (key := _check(api, contract, notification, party, "created", findings)):
+        _read_back(api, key, party, findings)
+    findings.check()
 
 
 @RECEIVER_GROUP
 @pytest.mark.requirement(*NOTIFIED)
 def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
-    api: Any, contract: Any, target: Any, pushed: Any
+    api: Any, contract: Any, target: Any, pushed: Any, findings: Any
 ) -> None:
     owner = owner_nip_of(api, contract)
     if owner is None:
@@ -145,18 +228,24 @@ def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
     )
     assert response.status_code == 200, f"PATCH /v1/parties answered {response.status_code}: {response.text[:300]}"
     api.assert_valid(response.json(), "Party", where="the Party answered by PATCH /v1/parties")
+    updated = response.json()
+    created: list[dict[str, Any]] = []
     notification = _wait(
-        pushed, target, _with_operation(contract, party, "updated"), f"the updated party {party.get('id')}"
+        pushed, target, _after_the_create(contract, party, created), f"the updated party {party.get('id')}", findings
     )
-    key = _check(api, contract, notification, party, "updated")
-    found = only(read_parties(api, *key), f"GET /v1/parties?identifier={token(*key)} (the notified identifier)")
-    assert found.get("id") == party.get("id"), "a read by the notified identifier returns another party"
-    assert display_name(found) == renamed, "a read by the notified identifier does not return the current state"
-    earlier = [n for n in pushed.notifications() if _with_operation(contract, party, "created")(n)]
-    for created in earlier:
-        assert created.get("id") != notification.get("id"), (
-            "the Notifications of the create and of the update have the same id: id is the notification's own"
-        )
+    if notification is not None:
+        key = _check(api, contract, notification, updated, "updated", findings)
+        found = _read_back(api, key, party, findings) if key else None
+        if found is not None and display_name(found) != renamed:
+            findings.add("ERIS-EVT-003", "a read by the notified identifier does not return the current state")
+        for earlier in created:
+            if earlier.get("id") == notification.get("id"):
+                findings.add(
+                    "ERIS-NOTIF-001",
+                    f"the Notifications of the create and of the update have the same id {notification.get('id')!r}: "
+                    "id is the notification's own",
+                )
+    findings.check()
 
 
 @pytest.mark.requirement("ERIS-EVT-002")

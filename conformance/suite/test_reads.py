@@ -47,7 +47,7 @@ def _paging_check(discovery: Discovery, read: ListRead, check: Callable[[list[An
     changed meanwhile, it is run again on the new list; when the list is unchanged, the failure stands."""
     params = _params(discovery, read)
     for attempt in range(3):
-        everything = ids(discovery.api.read_all(read.path, params, resource_type=read.resource_type))
+        everything = ids(discovery.api.read_all(read.path, params))
         if not everything:
             pytest.skip(f"GET {read.path} found no items: nothing to page through")
         try:
@@ -60,7 +60,8 @@ def _paging_check(discovery: Discovery, read: ListRead, check: Callable[[list[An
 
 
 def _page(discovery: Discovery, read: ListRead, params: dict[str, Any]) -> list[Any]:
-    return ids(discovery.api.read(read.path, params, resource_type=read.resource_type))
+    """The ids of one page; the items' shape is the envelope test's (test_every_list_read_answers_...)."""
+    return ids(discovery.api.read(read.path, params))
 
 
 # -- the envelope ---------------------------------------------------------------------------------
@@ -76,6 +77,21 @@ def test_every_list_read_answers_the_envelope_of_valid_items(discovery: Discover
     discovery.api.assert_valid(body, "ReadEnvelope", where=f"GET {response.request.url}")
     for position, item in enumerate(body["items"]):
         discovery.api.assert_valid(item, read.resource_type, where=f"GET {response.request.url} items[{position}]")
+    # and every other item, of each value of a required parameter: the paging tests and the discovery of
+    # data do not validate what they read
+    for each in discovery.required_values(read):
+        discovery.api.read_all(read.path, each, resource_type=read.resource_type)
+
+
+@pytest.mark.requirement("ERIS-BASE-001")
+@pytest.mark.parametrize("read", [r for r in LIST_READS if r.resource_type != "ValueSetSummary"], ids=str)
+def test_every_item_of_a_list_read_carries_its_resource_type(discovery: Discovery, read: ListRead) -> None:
+    # read without the validator: what this test finds is the base element, not a shape of the resource
+    items = discovery.items(read.path)
+    if not items:
+        pytest.skip(f"GET {read.path} found no items")
+    wrong = [(i.get("id"), i.get("resourceType")) for i in items if i.get("resourceType") != read.resource_type]
+    assert not wrong, f"GET {read.path}: items whose resourceType is not {read.resource_type}: {wrong[:5]}"
 
 
 # -- paging ---------------------------------------------------------------------------------------
@@ -95,9 +111,10 @@ def test_count_defaults_to_20(discovery: Discovery, read: ListRead) -> None:
         explicit = _page(discovery, read, {**params, "count": DEFAULT_COUNT, "offset": 0})
         assert set(default) == set(explicit), f"GET {read.path} without count/offset differs from count=20&offset=0"
         if len(everything) > DEFAULT_COUNT:
-            twenty_first = _page(discovery, read, {**params, "count": 1, "offset": DEFAULT_COUNT})
-            assert twenty_first == [everything[DEFAULT_COUNT]], (
-                f"GET {read.path}: the 21st item is not at offset 20 (count=1 answered {twenty_first})"
+            # with the default count too: whether an explicit count is honoured is another test's
+            second = _page(discovery, read, {**params, "offset": DEFAULT_COUNT})
+            assert set(second) == set(everything[DEFAULT_COUNT : 2 * DEFAULT_COUNT]), (
+                f"GET {read.path}?offset=20 without count is not items 20..39 of the list (answered {second})"
             )
             shifted = _page(discovery, read, {**params, "offset": 1})
             assert set(shifted) == set(everything[1 : 1 + DEFAULT_COUNT]), (
@@ -115,7 +132,8 @@ def test_offset_defaults_to_0(discovery: Discovery, read: ListRead) -> None:
     def check(everything: list[Any]) -> None:
         count = max(1, min(5, len(everything) - 1))
         first = _page(discovery, read, {**params, "count": count})
-        assert set(first) == set(everything[:count]), (
+        # against as many items as arrived: whether count is honoured is test_count_is_honoured's
+        assert first and set(first) == set(everything[: len(first)]), (
             f"GET {read.path}?count={count} without offset is not the first page"
         )
         assert set(first) == set(_page(discovery, read, {**params, "count": count, "offset": 0}))

@@ -85,3 +85,48 @@ def answer_instead(
         return await handler(request)
 
     add_middleware(app, middleware)
+
+
+def rewrite_notifications(app: web.Application, change: Callable[[dict[str, Any], web.Application], Any]) -> None:
+    """Every Notification the service records is queued as `change(notification, app)` makes it (a copy it may
+    change in place and return); None queues nothing. The change runs inside the write's transaction, so it can
+    read the changed resource from the store."""
+
+    def replace_recording(app: web.Application) -> None:
+        from reference_impl.app import OUTBOX_WORKER
+
+        outbox = app[OUTBOX_WORKER].outbox
+        record = outbox.record_notification
+
+        def record_changed(notification: Any) -> list[int]:
+            changed = change(json.loads(json.dumps(notification)), app)
+            return [] if changed is None else record(changed)
+
+        outbox.record_notification = record_changed  # type: ignore[method-assign]
+
+    on_startup(app, replace_recording)
+
+
+def add_outer_middleware(app: web.Application, middleware: Callable[[web.Request, Handler], Awaitable[Any]]) -> None:
+    """Outermost: it runs before Problem Details, auth and the rate limit, and sees their answers."""
+    app.middlewares.insert(0, web.middleware(middleware))
+
+
+def rewrite_json_body(
+    app: web.Application, matches: Matches, change: Callable[[dict[str, Any], web.Request], dict[str, Any]]
+) -> None:
+    """Requests that match reach the handler with the body `change(body, request)` makes of their JSON object
+    body (a copy it may change in place and return); a body that is not a JSON object passes unchanged."""
+
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if matches(request):
+            try:
+                body = json.loads(await request.read())
+            except ValueError:
+                body = None
+            if isinstance(body, dict):
+                # aiohttp keeps the body it has read (a request cannot be cloned then): the handler reads this one
+                request._read_bytes = json.dumps(change(body, request)).encode()
+        return await handler(request)
+
+    add_middleware(app, middleware)

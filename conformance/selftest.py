@@ -1,0 +1,122 @@
+"""The self-test of the conformance suite: certify the embedded reference implementation once per named
+deviation (reference_impl.deviations) and see whether the suite tells them apart.
+
+- A fault is **killed** when its certification is non-conformant and names the fault's requirement among the
+  failed ones; otherwise it **survived** (the suite misses what the fault breaks).
+- A variant **passes** when its certification is conformant; otherwise it is a **false positive** (the suite
+  fails something the contract leaves open).
+
+Each certification runs as its own `eris certify` process, `jobs` at a time. `focused=True` certifies a fault
+with the tests citing its requirement only (`--requirement`), as CI does; the benchmark certifies in full.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reference_impl.deviations import FAULT, Deviation
+
+__all__ = ["Outcome", "run_deviation", "run_selftest", "summary_line"]
+
+KILLED, SURVIVED, PASSED, FALSE_POSITIVE, BROKEN = "killed", "survived", "passed", "false positive", "run failed"
+
+
+@dataclass
+class Outcome:
+    deviation: Deviation
+    result: str
+    """killed / survived (a fault), passed / false positive (a variant), or run failed."""
+    failed: list[str] = field(default_factory=list)
+    """MUST requirements the certification failed."""
+    seconds: float = 0.0
+    detail: str = ""
+
+    @property
+    def as_expected(self) -> bool:
+        return self.result in (KILLED, PASSED)
+
+
+def run_deviation(
+    deviation: Deviation, *, focused: bool, examples: int, seed: int, workdir: Path, timeout: float = 600.0
+) -> Outcome:
+    """Certify the embedded reference implementation running `deviation` and judge the outcome."""
+    report_dir = workdir / deviation.name
+    option = "--fault" if deviation.kind == FAULT else "--variant"
+    command = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "certify",
+        option,
+        deviation.name,
+        "--report-dir",
+        str(report_dir),
+        "--examples",
+        str(examples),
+        "--seed",
+        str(seed),
+        "--quiet",
+    ]
+    if focused and deviation.requirement:
+        command += ["--requirement", deviation.requirement]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return Outcome(deviation, BROKEN, seconds=timeout, detail=f"no verdict within {timeout:.0f} s")
+    seconds = time.monotonic() - started
+    if done.returncode not in (0, 1):
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        return Outcome(deviation, BROKEN, seconds=seconds, detail=lines[-1] if lines else f"exit {done.returncode}")
+    certification = json.loads((report_dir / "certification.json").read_text(encoding="utf-8"))
+    failed = list(certification["summary"]["failed_must"])
+    if deviation.kind == FAULT:
+        result = KILLED if deviation.requirement in failed else SURVIVED
+    else:
+        result = PASSED if certification["summary"]["verdict"] == "conformant" else FALSE_POSITIVE
+    return Outcome(deviation, result, failed, seconds)
+
+
+def run_selftest(
+    deviations: Iterable[Deviation],
+    *,
+    focused: bool,
+    examples: int,
+    seed: int,
+    jobs: int = 2,
+    progress: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
+    """Every deviation certified, `jobs` at a time; outcomes in the order of `deviations`."""
+    chosen = list(deviations)
+    with tempfile.TemporaryDirectory(prefix="eris-selftest-") as folder, ThreadPoolExecutor(jobs) as pool:
+        futures = [
+            pool.submit(run_deviation, d, focused=focused, examples=examples, seed=seed, workdir=Path(folder))
+            for d in chosen
+        ]
+        outcomes = []
+        for future in futures:
+            outcome = future.result()
+            if progress is not None:
+                progress(outcome)
+            outcomes.append(outcome)
+    return outcomes
+
+
+def summary_line(outcomes: list[Outcome]) -> str:
+    faults = [o for o in outcomes if o.deviation.kind == FAULT]
+    variants = [o for o in outcomes if o.deviation.kind != FAULT]
+    killed = sum(o.result == KILLED for o in faults)
+    false_positives = sum(o.result == FALSE_POSITIVE for o in variants)
+    broken = sum(o.result == BROKEN for o in outcomes)
+    rate = f"{100 * killed / len(faults):.0f}%" if faults else "n/a"
+    return f"kill rate {killed}/{len(faults)} ({rate}); false positives {false_positives}/{len(variants)}" + (
+        f"; {broken} runs failed" if broken else ""
+    )

@@ -1,0 +1,386 @@
+"""Valid payloads of a resource type, compiled from its schema file and the rule rows of
+`profiles/resources` and `profiles/definitions` that apply in a context.
+
+The schema gives the shape: members, required ones, closed or open objects, arrays, enums,
+patterns. The rule rows narrow it where they apply: a binding picks the codes of an element, an
+identifier rule the namespaces and values, `required`/`absent`/`null-or-absent` the members of an
+object, a profile its claim and evidence. Shared types the rules talk about (CodeableConcept,
+Coding, Identifier, Reference) have their own strategies; everything else is drawn from the schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from conformance.strategies import identifiers as ids
+from conformance.strategies.primitives import MAX_ITEMS, json_values, member_names, texts, uris
+from conformance.strategies.recognition import (
+    Showing,
+    foreign_canonical_urls,
+    foreign_evidence_codings,
+    recognition_severity,
+    showings,
+)
+from conformance.strategies.schema_index import Node, SchemaIndex, json_types, schema_index
+from conformance.strategies.terminology import bare_code, bindings_from, coding_in, concept, free_coding
+from conformance.validator import CONTEXTS, RESOURCE
+from profiles import Contract, Profile
+
+Path = tuple[str, ...]
+Specs = tuple[Mapping[str, Any], ...]
+
+
+HONOURED_RULES = frozenset(
+    {
+        "binding",  # terminology.concept / bare_code
+        "required",  # _object
+        "absent",  # _object
+        "null-or-absent",  # _object
+        "installation-identifier",  # identifiers.admissible, identifiers.foreign_allowed
+        "profile-namespace",  # identifiers.admissible
+        "identifier-format",  # identifiers.values_of: every value of a namespace with a format passes it
+        "reference-key",  # _identifier
+        "implementation-defined-version",  # _DOCUMENT_RULES
+    }
+)
+"""The rule functions of profiles/ whose rows the payloads drawn here honour (the report rules are
+honoured by reports.py); a test fails when the profile data name another one."""
+
+
+@dataclass(frozen=True)
+class IdentifierPolicy:
+    """What a write tells the service about the identifiers of the resource it creates or changes."""
+
+    assigned: tuple[str, ...] = ()
+    """Keys of the namespaces whose value the service assigns: at most one identifier there, without value."""
+    target: st.SearchStrategy[Mapping[str, str]] | None = None
+    """Identifiers of which one comes first: the resource the write changes."""
+
+
+@dataclass(frozen=True)
+class _Plan:
+    contract: Contract
+    index: SchemaIndex
+    resource_type: str
+    profiles: tuple[Profile, ...]
+    context: str
+    rules: Mapping[str, Specs]
+    showing: Showing
+    identifiers: IdentifierPolicy
+
+    def specs(self, path: Path) -> Specs:
+        return self.rules.get(".".join(path), ())
+
+    def has_rule(self, path: Path, rule: str) -> bool:
+        return any(spec["rule"] == rule for spec in self.specs(path))
+
+
+def _rules_by_path(contract: Contract, resource_type: str, profiles: tuple[Profile, ...], context: str) -> dict:
+    by_path: dict[str, list[Mapping[str, Any]]] = {}
+    for spec in [*contract.resources[resource_type].rules, *(s for p in profiles for s in p.rules)]:
+        if context in spec.get("contexts", CONTEXTS):
+            by_path.setdefault(spec["path"], []).append(spec)
+    return {path: tuple(specs) for path, specs in by_path.items()}
+
+
+def _profiles(contract: Contract, resource_type: str, profile: str | None, context: str) -> list[tuple[Profile, ...]]:
+    """The profile (or none) a payload is drawn for: the one asked for; without one, no profile where the
+    type may go without, else each of the type's profiles."""
+    if profile is not None:
+        found = contract.profiles.get(profile)
+        if found is None or found.resource_type != resource_type:
+            known = ", ".join(p.name for p in contract.profiles_of(resource_type)) or "none"
+            raise ValueError(f"{profile!r} is not a profile of {resource_type}; its profiles: {known}")
+        return [(found,)]
+    if recognition_severity(contract, resource_type, context) == "error":
+        return [(p,) for p in contract.profiles_of(resource_type)]
+    return [()]
+
+
+def payloads(
+    contract: Contract,
+    resource_type: str,
+    *,
+    profile: str | None = None,
+    context: str = RESOURCE,
+    identifiers: IdentifierPolicy | None = None,
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Payloads of `resource_type` (of `profile`, if given) with no error in `context`."""
+    if resource_type not in contract.resources:
+        raise ValueError(f"{resource_type!r} is not a resource type of the contract")
+    if contract.resources[resource_type].schema is None:
+        raise ValueError(f"{resource_type} has no schema to draw payloads from")
+    policy = identifiers or IdentifierPolicy()
+
+    def for_profiles(profiles: tuple[Profile, ...]) -> st.SearchStrategy[dict[str, Any]]:
+        rules = _rules_by_path(contract, resource_type, profiles, context)
+        shown = profiles[0] if profiles else None
+        # built once per way of showing the profile, not once per example
+        documents = [
+            _document(_Plan(contract, schema_index(), resource_type, profiles, context, rules, showing, policy))
+            for showing in showings(shown, context)
+        ]
+        known = _terminology_resources(contract, resource_type, profiles)
+        if known and context == RESOURCE:
+            documents.append(st.sampled_from(known))
+        return st.one_of(documents)
+
+    return st.one_of([for_profiles(profiles) for profiles in _profiles(contract, resource_type, profile, context)])
+
+
+def _terminology_resources(contract: Contract, resource_type: str, profiles: tuple[Profile, ...]) -> list[dict]:
+    """The shipped value sets that are payloads of this kind as they are (served from the terminology)."""
+    urls = {p.url for p in profiles}
+    canonical = {p.canonical_url for p in profiles if p.canonical_url}
+    foreign = foreign_canonical_urls(contract, resource_type, profiles)
+    found = []
+    for url, resource in sorted(contract.value_set_resources.items()):
+        claimed = set(resource.get("meta", {}).get("profile", []))
+        if resource.get("resourceType") != resource_type or not claimed <= urls:
+            continue
+        if (canonical and url in canonical) or (not canonical and url not in foreign):
+            found.append(dict(resource))
+    return found
+
+
+def _document(plan: _Plan) -> st.SearchStrategy[dict[str, Any]]:
+    root = plan.index.root(plan.contract.resources[plan.resource_type].schema.removesuffix(".schema.json"))
+    overrides: dict[str, st.SearchStrategy] = {}
+    required = set()
+    properties = plan.index.object_view(root).properties
+    if "meta" in properties:
+        overrides["meta"] = _meta(plan)
+        if plan.showing.claim:
+            required.add("meta")
+    if "category" in properties:
+        overrides["category"] = _categories(plan)
+        if plan.showing.evidence and any(p.category_codings for p in plan.profiles):
+            required.add("category")
+    if "identifier" in properties and properties["identifier"].schema is not False:
+        overrides["identifier"] = _identifier_list(plan)
+        if plan.identifiers.target is not None:
+            required.add("identifier")
+    if "url" in properties and _url_matters(plan):
+        overrides["url"] = _url(plan)
+        if plan.showing.evidence and any(p.canonical_url for p in plan.profiles):
+            required.add("url")
+    document = _object(plan, root, (), overrides=overrides, also_required=required)
+    for spec in plan.specs(()):
+        adjust = _DOCUMENT_RULES.get(spec["rule"])
+        if adjust is not None:
+            document = document.map(lambda payload, adjust=adjust: adjust(plan.contract, payload))
+    return document
+
+
+def _url_matters(plan: _Plan) -> bool:
+    """The url recognises profiles of the type, or a rule reads it."""
+    return any(p.canonical_url for p in plan.contract.profiles_of(plan.resource_type)) or plan.has_rule(
+        (), "implementation-defined-version"
+    )
+
+
+def _implementation_defined_version(contract: Contract, payload: dict[str, Any]) -> dict[str, Any]:
+    """A summary {url, version} of an implementation-defined value set reports version null."""
+    canonical = {p.canonical_url for p in contract.profiles.values() if p.canonical_url}
+    return {**payload, "version": None} if payload.get("url") in canonical else payload
+
+
+_DOCUMENT_RULES: dict[str, Callable[[Contract, dict[str, Any]], dict[str, Any]]] = {
+    "implementation-defined-version": _implementation_defined_version,
+}
+"""Rules over a whole document that the member strategies cannot honour one by one."""
+
+
+def _value(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
+    if node.schema is True:
+        return json_values()
+    if node.schema is False:
+        return st.nothing()
+    shared = _SHARED_TYPES.get(plan.index.type_name(node) or "")
+    if shared is not None:
+        return shared(plan, node, path)
+    index = plan.index
+    specs = plan.specs(path)
+    if any(spec["rule"] == "binding" for spec in specs):
+        return bare_code(plan.contract, bindings_from(plan.contract, specs))
+    const = index.keyword(node, "const")
+    if const is not None:
+        return st.just(const)
+    enum = index.keyword(node, "enum")
+    if enum is not None:
+        return st.sampled_from(enum)
+    branches = index.keyword(node, "anyOf")
+    if branches is not None:
+        base = next(part.base for part in index.chain(node) if "anyOf" in part.schema)
+        return st.one_of([_value(plan, Node(branch, base), path) for branch in branches])
+    types = json_types(index, node)
+    if types is None:
+        return _object(plan, node, path) if index.keyword(node, "properties") else json_values()
+    return st.one_of([_typed(plan, node, path, name) for name in sorted(types)])
+
+
+def _typed(plan: _Plan, node: Node, path: Path, json_type: str) -> st.SearchStrategy[Any]:
+    index = plan.index
+    if json_type == "object":
+        return _object(plan, node, path)
+    if json_type == "array":
+        items = index.items(node)
+        return st.lists(json_values() if items is None else _value(plan, items, path), max_size=MAX_ITEMS)
+    if json_type == "string":
+        pattern = index.keyword(node, "pattern")
+        if pattern is not None:
+            return _matching(pattern)
+        if index.keyword(node, "format") in ("uri", "uri-reference"):
+            return uris()
+        return texts()
+    if json_type == "integer":
+        return st.integers(index.keyword(node, "minimum"), index.keyword(node, "maximum"))
+    if json_type == "number":
+        low, high = index.keyword(node, "minimum"), index.keyword(node, "maximum")
+        return st.integers(low, high) | st.floats(low, high, allow_nan=False, allow_infinity=False)
+    if json_type == "boolean":
+        return st.booleans()
+    if json_type == "null":
+        return st.none()
+    raise ValueError(f"JSON type {json_type!r} at {'.'.join(path)} is not known to the strategies")
+
+
+@cache
+def _matching(pattern: str) -> st.SearchStrategy[str]:
+    return st.from_regex(pattern, fullmatch=True)
+
+
+def _object(
+    plan: _Plan,
+    node: Node,
+    path: Path,
+    *,
+    overrides: Mapping[str, st.SearchStrategy] | None = None,
+    also_required: set[str] | frozenset[str] = frozenset(),
+) -> st.SearchStrategy[dict[str, Any]]:
+    view = plan.index.object_view(node)
+    specs = plan.specs(path)
+    required = view.required | also_required | {s["element"] for s in specs if s["rule"] == "required"}
+    forbidden = {s["element"] for s in specs if s["rule"] == "absent"}
+    forbidden |= {name for name, member in view.properties.items() if member.schema is False}
+    nullable = {s["element"] for s in specs if s["rule"] == "null-or-absent"}
+    members: dict[str, st.SearchStrategy] = {}
+    for name, member in view.properties.items():
+        if name in forbidden:
+            continue
+        if name in nullable:
+            members[name] = st.none()
+        elif overrides and name in overrides:
+            members[name] = overrides[name]
+        else:
+            members[name] = _value(plan, member, (*path, name))
+    declared = st.fixed_dictionaries(
+        {name: s for name, s in members.items() if name in required},
+        optional={name: s for name, s in members.items() if name not in required},
+    )
+    if view.closed and view.additional is None:
+        return declared
+    extra_values = json_values() if view.additional is None else _value(plan, view.additional, (*path, "*"))
+    names = member_names().filter(lambda name: name not in view.properties)
+    extras = st.dictionaries(names, extra_values, max_size=MAX_ITEMS)
+    return st.builds(lambda known, extra: {**extra, **known}, declared, extras)
+
+
+# -- shared types ------------------------------------------------------------------------------------
+
+
+def _codeable_concept(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
+    excluded = _excluded_codings(plan) if path == ("category",) else frozenset()
+    return concept(plan.contract, bindings_from(plan.contract, plan.specs(path)), excluded=excluded)
+
+
+def _coding(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
+    bindings = [b for b in bindings_from(plan.contract, plan.specs(path)) if b.value_set is not None]
+    if bindings:
+        return st.one_of([coding_in(b.value_set) for b in bindings])
+    return free_coding(plan.contract)
+
+
+def _identifier(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
+    """An Identifier inside a Reference (or elsewhere but the resource's own list)."""
+    specs = plan.specs(path)
+    namespaces = list(plan.contract.namespaces.values())
+    if plan.has_rule(path[:-1], "reference-key"):
+        namespaces = [ns for ns in namespaces if ns.reference_key]
+    allowed = ids.admissible(namespaces, specs, plan.profiles)
+    return ids.identifier(plan.contract, allowed, foreign=ids.foreign_allowed(specs), value=True)
+
+
+def _reference(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
+    types = sorted(name for name, rules in plan.contract.resources.items() if rules.has_base)
+    return _object(plan, node, path, overrides={"type": st.sampled_from(types)})
+
+
+_SHARED_TYPES: dict[str, Callable[[_Plan, Node, Path], st.SearchStrategy]] = {
+    "CodeableConcept": _codeable_concept,
+    "Coding": _coding,
+    "Identifier": _identifier,
+    "Reference": _reference,
+}
+
+
+# -- the members that show the profile and the resource's own identifiers ---------------------------
+
+
+def _excluded_codings(plan: _Plan) -> frozenset[tuple[str, str]]:
+    return foreign_evidence_codings(plan.contract, plan.resource_type, plan.profiles)
+
+
+def _meta(plan: _Plan) -> st.SearchStrategy[dict]:
+    extras = st.dictionaries(member_names().filter(lambda name: name != "profile"), json_values(), max_size=MAX_ITEMS)
+    if not plan.showing.claim:
+        return extras
+    urls = [p.url for p in plan.profiles]
+    return extras.map(lambda extra: {**extra, "profile": list(urls)})
+
+
+def _categories(plan: _Plan) -> st.SearchStrategy[list]:
+    item = concept(
+        plan.contract, bindings_from(plan.contract, plan.specs(("category",))), excluded=_excluded_codings(plan)
+    )
+    drawn = st.lists(item, max_size=MAX_ITEMS)
+    evidence = [c for p in plan.profiles for c in p.category_codings]
+    if not (plan.showing.evidence and evidence):
+        return drawn
+    shown = st.sampled_from(evidence).map(lambda c: {"coding": [{"system": c[0], "code": c[1]}]})
+    return st.tuples(drawn, shown).flatmap(lambda parts: st.permutations([*parts[0], parts[1]])).map(list)
+
+
+def _url(plan: _Plan) -> st.SearchStrategy[str]:
+    canonical = [p.canonical_url for p in plan.profiles if p.canonical_url]
+    if canonical and plan.showing.evidence:
+        return st.sampled_from(canonical)
+    foreign = foreign_canonical_urls(plan.contract, plan.resource_type, plan.profiles)
+    if plan.has_rule((), "implementation-defined-version"):
+        foreign = frozenset()  # the summary of any value set, implementation-defined ones included
+    known = sorted(url for url in plan.contract.value_set_resources if url not in foreign)
+    others = uris().filter(lambda url: url not in foreign)
+    return st.sampled_from(known) | others if known else others
+
+
+def _identifier_list(plan: _Plan) -> st.SearchStrategy[list]:
+    specs = plan.specs(("identifier",))
+    own = ids.own_namespaces(plan.contract, plan.resource_type, plan.profiles)
+    allowed = ids.admissible(own, specs, plan.profiles)
+    foreign = ids.foreign_allowed(specs)
+    policy = plan.identifiers
+    assigned = [ns for ns in allowed if ns.key in policy.assigned]
+    valued = [ns for ns in allowed if ns.key not in policy.assigned]
+    rest = st.lists(ids.identifier(plan.contract, valued, foreign=foreign, value=True), max_size=MAX_ITEMS)
+    if policy.target is not None:
+        first: st.SearchStrategy[list] = policy.target.map(lambda target: [dict(target)])
+    elif assigned:
+        first = st.just([]) | ids.identifier(plan.contract, assigned, foreign=False, value=False).map(lambda i: [i])
+    else:
+        first = st.just([])
+    return st.builds(lambda head, tail: [*head, *tail], first, rest)

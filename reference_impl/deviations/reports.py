@@ -1,0 +1,545 @@
+"""Faults of POST /v1/reports (authentication, the order, its errors), of the encryption and of the delivery;
+and a conformant variant of the delivery."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import hdrs, web
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
+
+from reference_impl.app import APPLICATION_KEYS, REPORT_WORKER
+from reference_impl.auth import CLAIMS_KEY, REPORT_RIGHT, RIGHTS_CLAIM, mint_token
+from reference_impl.deviations import deviation
+from reference_impl.deviations._tools import (
+    Handler,
+    add_middleware,
+    add_outer_middleware,
+    on_startup,
+    path_is,
+    rewrite_json_answer,
+    rewrite_json_body,
+)
+from reference_impl.problems import PROBLEM_JSON, problem
+from reference_impl.report_orders import REPORTS
+from reports.artifact import ArtifactFigures
+from reports.crypto import NONCE_BYTES, TAG_BYTES, SessionKey
+from reports.delivery import DeliveryTarget
+from reports.generate import ReportData, ReportRequest
+
+is_report_order = path_is("POST", "/v1/reports")
+KNOWN_REPORT = "cost-calculation"
+DAY_SECONDS = 86400.0
+
+
+# -- authentication -------------------------------------------------------------------------------------------
+
+
+def _bearer_token(request: web.Request) -> str | None:
+    scheme, _, credentials = request.headers.get(hdrs.AUTHORIZATION, "").strip().partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" and credentials.strip() else None
+
+
+def _jwt_header_and_claims(token: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    parts = token.split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        header, claims = (json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))) for part in parts[:2])
+    except (ValueError, binascii.Error):
+        return None
+    return (header, claims) if isinstance(header, dict) and isinstance(claims, dict) else None
+
+
+Mint = Callable[[str, list[str]], str]
+"""mint(subject, rights): a token signed with the server's own application key."""
+
+
+def _lend_tokens(app: web.Application, token_for: Callable[[web.Request, str | None, Mint], str | None]) -> None:
+    """Requests reach authentication carrying `token_for(request, their bearer token, mint)` instead, when it
+    gives one: minted with the server's own key, authentication accepts what the fault lets through."""
+    keys = app[APPLICATION_KEYS]
+
+    def mint(subject: str, rights: list[str]) -> str:
+        return mint_token(keys.private_key, subject=subject, rights=rights, key_id=keys.key_id)
+
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        lent = token_for(request, _bearer_token(request), mint)
+        if lent is not None:
+            headers = request.headers.copy()
+            headers[hdrs.AUTHORIZATION] = f"Bearer {lent}"
+            request = request.clone(headers=headers)
+        return await handler(request)
+
+    add_outer_middleware(app, middleware)
+
+
+def _reminted(algorithms: set[str]) -> Callable[[web.Request, str | None, Mint], str | None]:
+    """The token's own subject and rights signed by the server, when its header names one of `algorithms`."""
+
+    def remint(request: web.Request, token: str | None, mint: Mint) -> str | None:
+        parts = _jwt_header_and_claims(token) if token else None
+        if parts is None:
+            return None
+        header, claims = parts
+        subject, rights = claims.get("sub"), claims.get(RIGHTS_CLAIM, [])
+        if header.get("alg") not in algorithms or not isinstance(subject, str) or not subject:
+            return None
+        if not isinstance(rights, list) or not all(isinstance(right, str) for right in rights):
+            return None
+        return mint(subject, rights)
+
+    return remint
+
+
+@deviation(
+    "reports-token-not-required",
+    "POST /v1/reports without an Authorization header is served as a caller holding the report right",
+    breaks="ERIS-AUTH-001",
+)
+def reports_token_not_required(app: web.Application, settings: Any) -> None:
+    def anonymous(request: web.Request, token: str | None, mint: Mint) -> str | None:
+        if is_report_order(request) and hdrs.AUTHORIZATION not in request.headers:
+            return mint("anonymous", [REPORT_RIGHT])
+        return None
+
+    _lend_tokens(app, anonymous)
+
+
+@deviation(
+    "token-signature-not-verified",
+    "an RS256 Bearer token is trusted without verifying its signature (any key, any altered signature)",
+    breaks="ERIS-AUTH-002",
+)
+def token_signature_not_verified(app: web.Application, settings: Any) -> None:
+    _lend_tokens(app, _reminted({"RS256"}))
+
+
+@deviation(
+    "token-alg-none-accepted",
+    'an unsigned Bearer token (header alg "none") is trusted as if it were signed',
+    breaks="ERIS-AUTH-002",
+)
+def token_alg_none_accepted(app: web.Application, settings: Any) -> None:
+    _lend_tokens(app, _reminted({"none", "None", "NONE"}))
+
+
+@deviation(
+    "report-right-not-checked",
+    "any valid token may order reports: the retrospective-report right is not required (202, not 403)",
+    breaks="ERIS-AUTH-003",
+)
+def report_right_not_checked(app: web.Application, settings: Any) -> None:
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        claims = request.get(CLAIMS_KEY)
+        if is_report_order(request) and claims is not None:
+            request[CLAIMS_KEY] = dataclasses.replace(claims, rights=claims.rights | {REPORT_RIGHT})
+        return await handler(request)
+
+    add_middleware(app, middleware)
+
+
+# -- the order --------------------------------------------------------------------------------------------------
+
+
+@deviation(
+    "missing-report-id-defaults",
+    f"an order without reportId (and without groupId) is taken as an order of {KNOWN_REPORT} (202, not 404)",
+    breaks="ERIS-REPORT-006",
+)
+def missing_report_id_defaults(app: web.Application, settings: Any) -> None:
+    def default(order: dict[str, Any], request: web.Request) -> dict[str, Any]:
+        if "reportId" not in order and "groupId" not in order:
+            order["reportId"] = KNOWN_REPORT
+        return order
+
+    rewrite_json_body(app, is_report_order, default)
+
+
+@deviation(
+    "group-id-chooses-report",
+    "an order with groupId instead of reportId orders the report groupId names (202, not 404)",
+    breaks="ERIS-REPORT-006",
+)
+def group_id_chooses_report(app: web.Application, settings: Any) -> None:
+    def group_as_report(order: dict[str, Any], request: web.Request) -> dict[str, Any]:
+        if "reportId" not in order and isinstance(order.get("groupId"), str):
+            order["reportId"] = order["groupId"]
+        return order
+
+    rewrite_json_body(app, is_report_order, group_as_report)
+
+
+async def _order_of(request: web.Request) -> dict[str, Any]:
+    """The JSON object body of the request (read by the handler already), or {} when it is none."""
+    try:
+        body = json.loads(await request.read())
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _replace_answer(
+    app: web.Application, replace: Callable[[web.Response, dict[str, Any]], web.StreamResponse | None]
+) -> None:
+    """Answers of POST /v1/reports are `replace(answer, order)` when that gives one (order: the JSON body)."""
+
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            response = await handler(request)
+        except web.HTTPException as error:
+            response = error
+        if not is_report_order(request) or not isinstance(response, web.Response):
+            return response
+        return replace(response, await _order_of(request)) or response
+
+    add_middleware(app, middleware)
+
+
+@deviation(
+    "unknown-report-id-400",
+    "an order naming a reportId the installation does not know is answered 400 (a malformed order), not 404",
+    breaks="ERIS-REPORT-007",
+)
+def unknown_report_id_400(app: web.Application, settings: Any) -> None:
+    def as_malformed(answer: web.Response, order: dict[str, Any]) -> web.Response | None:
+        report_id = order.get("reportId")
+        if answer.status != 404 or not isinstance(report_id, str):
+            return None
+        return problem(400, f"reportId {report_id!r} is not a valid report", parameter="reportId")
+
+    _replace_answer(app, as_malformed)
+
+
+@deviation(
+    "month-rolls-over",
+    "a Month outside 1..12 is read leniently, as a calendar would (13: January of the next Year; 0: December "
+    "of the previous one), and the order is accepted",
+    breaks="ERIS-REPORT-008",
+)
+def month_rolls_over(app: web.Application, settings: Any) -> None:
+    def lenient(order: dict[str, Any], request: web.Request) -> dict[str, Any]:
+        parameters = order.get("parameters")
+        if not isinstance(parameters, dict):
+            return order
+        try:
+            year, month = int(parameters["Year"]), int(parameters["Month"])
+        except (KeyError, TypeError, ValueError):
+            return order
+        if not 1 <= month <= 12:
+            parameters["Year"], parameters["Month"] = str(year + (month - 1) // 12), str((month - 1) % 12 + 1)
+        return order
+
+    rewrite_json_body(app, is_report_order, lenient)
+
+
+# -- the 400 ----------------------------------------------------------------------------------------------------
+
+
+@deviation(
+    "missing-public-key-500",
+    "an order without publicKeyPem fails inside the service: 500 instead of the 400 of the Errors part",
+    breaks="ERIS-ERR-001",
+)
+def missing_public_key_500(app: web.Application, settings: Any) -> None:
+    def as_failure(answer: web.Response, order: dict[str, Any]) -> web.Response | None:
+        if answer.status != 400 or not order or "publicKeyPem" in order:
+            return None
+        return problem(500, "the cryptographic function is unavailable: no key to seal the session key with")
+
+    _replace_answer(app, as_failure)
+
+
+@deviation(
+    "order-400-not-problem-details",
+    'the 400 answers of POST /v1/reports are plain application/json {"error", "message"}, not Problem Details',
+    breaks="ERIS-ERR-001",
+)
+def order_400_not_problem_details(app: web.Application, settings: Any) -> None:
+    def plain(answer: web.Response, order: dict[str, Any]) -> web.Response | None:
+        if answer.status != 400 or answer.content_type != PROBLEM_JSON or answer.text is None:
+            return None
+        detail = json.loads(answer.text).get("detail", "")
+        return web.json_response({"error": "bad_request", "message": detail}, status=400)
+
+    _replace_answer(app, plain)
+
+
+@deviation(
+    "order-400-type-about-blank",
+    'the 400 Problem Details of POST /v1/reports have type "about:blank", not the reference URI of status 400',
+    breaks="ERIS-ERR-001",
+)
+def order_400_type_about_blank(app: web.Application, settings: Any) -> None:
+    def about_blank(body: Any, request: web.Request, status: int) -> Any:
+        if status == 400 and isinstance(body, dict):
+            body["type"] = "about:blank"
+        return body
+
+    rewrite_json_answer(app, is_report_order, about_blank)
+
+
+# -- the session key --------------------------------------------------------------------------------------------
+
+
+def _replace_sealing(app: web.Application, seal: Callable[[RSAPublicKey, SessionKey], bytes]) -> None:
+    def replace(app: web.Application) -> None:
+        app[REPORTS].seal = seal
+
+    on_startup(app, replace)
+
+
+@deviation(
+    "session-key-sealed-sha1",
+    "the session key is sealed with RSA-OAEP using SHA-1 (hash and MGF1), not SHA-256",
+    breaks="ERIS-CRYPT-003",
+)
+def session_key_sealed_sha1(app: web.Application, settings: Any) -> None:
+    sha1 = padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA1()), algorithm=hashes.SHA1(), label=None)
+    _replace_sealing(app, lambda public_key, session: public_key.encrypt(session.to_bytes(), sha1))
+
+
+@deviation(
+    "session-key-mgf1-sha1",
+    "the session key is sealed with RSA-OAEP SHA-256 but MGF1 with SHA-1 (the default of many Java providers)",
+    breaks="ERIS-CRYPT-005",
+)
+def session_key_mgf1_sha1(app: web.Application, settings: Any) -> None:
+    mixed = padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA1()), algorithm=hashes.SHA256(), label=None)
+    _replace_sealing(app, lambda public_key, session: public_key.encrypt(session.to_bytes(), mixed))
+
+
+@deviation(
+    "session-key-48-bytes",
+    "the sealed session key is 48 bytes: the AES key and the nonce, then a 4-byte key version",
+    breaks="ERIS-CRYPT-001",
+)
+def session_key_48_bytes(app: web.Application, settings: Any) -> None:
+    oaep = padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+    version = (1).to_bytes(4, "big")
+    _replace_sealing(app, lambda public_key, session: public_key.encrypt(session.to_bytes() + version, oaep))
+
+
+@deviation(
+    "session-key-reused",
+    "every order gets the same AES key and nonce: the key source was drawn once, at startup",
+    breaks="ERIS-CRYPT-001",
+)
+def session_key_reused(app: web.Application, settings: Any) -> None:
+    drawn_once: dict[int, bytes] = {}
+
+    def replace(app: web.Application) -> None:
+        draw = app[REPORTS].random_bytes
+        app[REPORTS].random_bytes = lambda size: drawn_once.setdefault(size, draw(size))
+
+    on_startup(app, replace)
+
+
+# -- the artifact -----------------------------------------------------------------------------------------------
+
+Builder = Callable[..., ArtifactFigures]
+
+
+def _replace_building(app: web.Application, build: Callable[[Builder], Builder]) -> None:
+    """The worker writes artifacts with `build(the worker's own builder)`."""
+
+    def replace(app: web.Application) -> None:
+        worker = app[REPORT_WORKER]
+        worker.build_artifact = build(worker.build_artifact)
+
+    on_startup(app, replace)
+
+
+def _then_rewrite_file(change: Callable[[bytes, SessionKey], bytes]) -> Callable[[Builder], Builder]:
+    def wrap(build: Builder) -> Builder:
+        def build_then_change(
+            path: Path, request: ReportRequest, data: ReportData, session: SessionKey, *, compression: bool
+        ) -> ArtifactFigures:
+            figures = build(path, request, data, session, compression=compression)
+            path.write_bytes(change(path.read_bytes(), session))
+            return figures
+
+        return build_then_change
+
+    return wrap
+
+
+@deviation(
+    "artifact-nonce-prepended",
+    "the artifact is the 12-byte nonce, then the ciphertext and the tag",
+    breaks="ERIS-CRYPT-004",
+)
+def artifact_nonce_prepended(app: web.Application, settings: Any) -> None:
+    _replace_building(app, _then_rewrite_file(lambda artifact, session: session.nonce + artifact))
+
+
+@deviation(
+    "artifact-tag-dropped",
+    "the artifact is the ciphertext alone: the 16-byte GCM tag is not written after it",
+    breaks="ERIS-CRYPT-002",
+)
+def artifact_tag_dropped(app: web.Application, settings: Any) -> None:
+    _replace_building(app, _then_rewrite_file(lambda artifact, session: artifact[:-TAG_BYTES]))
+
+
+@deviation(
+    "artifact-under-another-nonce",
+    "the artifact is encrypted with the sealed AES key but a nonce of its own, not the sealed nonce",
+    breaks="ERIS-CRYPT-006",
+)
+def artifact_under_another_nonce(app: web.Application, settings: Any) -> None:
+    def wrap(build: Builder) -> Builder:
+        def build_with_own_nonce(
+            path: Path, request: ReportRequest, data: ReportData, session: SessionKey, *, compression: bool
+        ) -> ArtifactFigures:
+            own = SessionKey(session.key, os.urandom(NONCE_BYTES))
+            return build(path, request, data, own, compression=compression)
+
+        return build_with_own_nonce
+
+    _replace_building(app, wrap)
+
+
+# -- what is queued: runAt, compression, format -------------------------------------------------------------------
+
+
+def _replace_queueing(app: web.Application, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Accepted orders are queued as `change(queue.add's keyword arguments)` makes them."""
+
+    def replace(app: web.Application) -> None:
+        queue = app[REPORTS].queue
+        add = queue.add
+
+        def add_changed(**arguments: Any) -> None:
+            add(**change(arguments))
+
+        queue.add = add_changed  # type: ignore[method-assign]
+
+    on_startup(app, replace)
+
+
+@deviation(
+    "run-at-ignored",
+    "every order runs as soon as it is accepted: a runAt in the future is not waited for",
+    breaks="ERIS-REPORT-011",
+)
+def run_at_ignored(app: web.Application, settings: Any) -> None:
+    def now(arguments: dict[str, Any]) -> dict[str, Any]:
+        return {**arguments, "run_at": app[REPORTS].queue.clock()}
+
+    _replace_queueing(app, now)
+
+
+@deviation(
+    "run-at-past-deferred",
+    "a runAt in the past (or now) is taken as a daily time: the order runs at its next occurrence, up to a day "
+    "later, not at once",
+    breaks="ERIS-REPORT-004",
+)
+def run_at_past_deferred(app: web.Application, settings: Any) -> None:
+    def next_occurrence(arguments: dict[str, Any]) -> dict[str, Any]:
+        run_at, now = arguments["run_at"], app[REPORTS].queue.clock()
+        if run_at <= now:
+            run_at += DAY_SECONDS * (1 + (now - run_at) // DAY_SECONDS)
+        return {**arguments, "run_at": run_at}
+
+    _replace_queueing(app, next_occurrence)
+
+
+@deviation(
+    "compression-ignored",
+    "compression true is ignored: the report is encrypted uncompressed",
+    breaks="ERIS-REPORT-012",
+)
+def compression_ignored(app: web.Application, settings: Any) -> None:
+    def uncompressed(arguments: dict[str, Any]) -> dict[str, Any]:
+        return {**arguments, "order": {**arguments["order"], "compression": False}}
+
+    _replace_queueing(app, uncompressed)
+
+
+@deviation(
+    "format-ignored",
+    "every report is generated as parquet, whatever format the order names",
+    breaks="ERIS-REPORT-001",
+)
+def format_ignored(app: web.Application, settings: Any) -> None:
+    def parquet(arguments: dict[str, Any]) -> dict[str, Any]:
+        return {**arguments, "order": {**arguments["order"], "format": "parquet"}}
+
+    _replace_queueing(app, parquet)
+
+
+# -- delivery, the gateway ----------------------------------------------------------------------------------------
+
+
+def _replace_http_targets(app: web.Application, target_for: Callable[[DeliveryTarget], DeliveryTarget]) -> None:
+    """Orders whose storage is http are delivered to `target_for(the target the worker would use)`."""
+
+    def replace(app: web.Application) -> None:
+        worker = app[REPORT_WORKER]
+        target_of = worker.delivery_target
+
+        def changed_target(storage_type: str, connection_string: str, **options: Any) -> DeliveryTarget:
+            target = target_of(storage_type, connection_string, **options)
+            return target_for(target) if storage_type == "http" else target
+
+        worker.delivery_target = changed_target
+
+    on_startup(app, replace)
+
+
+@dataclasses.dataclass(frozen=True)
+class _NowhereTarget:
+    async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
+        return None
+
+
+@deviation(
+    "no-http-delivery",
+    "orders with http storage are generated and marked delivered, but the artifact is never POSTed",
+    breaks="ERIS-REPORT-013",
+)
+def no_http_delivery(app: web.Application, settings: Any) -> None:
+    _replace_http_targets(app, lambda target: _NowhereTarget())
+
+
+@deviation(
+    "retry-after-missing",
+    "the gateway's 429 answers carry no Retry-After header",
+    breaks="ERIS-ERR-307",
+)
+def retry_after_missing(app: web.Application, settings: Any) -> None:
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        response = await handler(request)
+        if response.status == 429:
+            response.headers.popall(hdrs.RETRY_AFTER, None)
+        return response
+
+    add_outer_middleware(app, middleware)
+
+
+@dataclasses.dataclass(frozen=True)
+class _TwiceTarget:
+    inner: DeliveryTarget
+
+    async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
+        for _ in range(2):
+            await self.inner.deliver(artifact, execution_id=execution_id, file_name=file_name)
+
+
+@deviation(
+    "delivery-repeated",
+    "every http delivery is POSTed twice under the same executionId (its idempotency key); retries are not shown",
+)
+def delivery_repeated(app: web.Application, settings: Any) -> None:
+    _replace_http_targets(app, _TwiceTarget)
