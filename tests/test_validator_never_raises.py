@@ -1,7 +1,8 @@
 """The validator returns issues for any input, however malformed; it never raises.
 
-Two kinds of input: arbitrary JSON values, and valid examples with one element replaced by an
-arbitrary JSON value (which reaches the profile rules with shapes they do not expect).
+Two kinds of input: arbitrary JSON values, and valid payloads (the example files, and a sample of
+every kind conformance/strategies draws) with one element replaced by an arbitrary JSON value (which
+reaches the profile rules with shapes they do not expect).
 """
 
 import json
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.strategies import sample_payloads
 from conformance.validator import RESOURCE, WRITE, Validator
 from tests.mutations import element_paths, with_element_replaced
 
@@ -19,7 +21,8 @@ VALIDATOR = Validator()
 SEEDS = [
     (json.loads(path.read_text()), "ReportOrder" if "report-order" in path.parts else None)
     for path in sorted(EXAMPLES.rglob("*.json"))
-]
+] + [(payload, kind.resource_type) for kind, payload in sample_payloads(VALIDATOR.contract, per_kind=2)]
+"""The example files, and valid payloads of every resource type, profile and write drawn from the contract data."""
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

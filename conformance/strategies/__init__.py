@@ -18,7 +18,7 @@ from conformance.strategies.keys import (
     public_key_pem,
     public_key_pems,
 )
-from conformance.strategies.kinds import PayloadKind, payload_kinds, valid_payload, valid_resource
+from conformance.strategies.kinds import PayloadKind, payload_kinds, sample_payloads, valid_payload, valid_resource
 from conformance.strategies.mutations import FAULTS, Mutation, applicable_faults, mutations
 from conformance.strategies.reports import report_order, run_times, storage_types
 from conformance.strategies.writes import WriteOperation, valid_write, write_operation, write_operations
@@ -39,6 +39,7 @@ __all__ = [
     "registry_values",
     "report_order",
     "run_times",
+    "sample_payloads",
     "storage_types",
     "valid_payload",
     "valid_resource",

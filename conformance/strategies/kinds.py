@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from conformance.strategies.recognition import recognition_severity
@@ -80,3 +81,31 @@ def valid_payload(contract: Contract, kind: PayloadKind) -> st.SearchStrategy[di
             strategy = valid_resource(contract, kind.resource_type, profile=kind.profile)
         built = _BUILT[key] = (contract, strategy)
     return built[1]
+
+
+def sample_payloads(contract: Contract, per_kind: int = 1) -> list[tuple[PayloadKind, dict]]:
+    """A fixed sample of valid payloads, `per_kind` of every kind: the same on every call (drawn
+    derandomized), for tests that want concrete seeds rather than a strategy."""
+    drawn: list[tuple[PayloadKind, dict]] = []
+    for kind in payload_kinds(contract):
+        drawn.extend((kind, payload) for payload in _drawn(valid_payload(contract, kind), per_kind))
+    return drawn
+
+
+def _drawn(strategy: st.SearchStrategy[dict], count: int) -> list[dict]:
+    found: list[dict] = []
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(payload: dict) -> None:
+        found.append(payload)
+
+    collect()
+    return found[:count]

@@ -1,5 +1,6 @@
 """Strategies for the primitive values of the schemas: the string formats of
-`Primitives.schema.json` drawn from their own patterns, short texts, keys and free JSON values."""
+`Primitives.schema.json` (each draw checked against its pattern), short texts, tokens, member names
+and free JSON values."""
 
 from __future__ import annotations
 

@@ -241,7 +241,7 @@ def test_the_assignments_of_one_holder(discovery: Discovery) -> None:
     skip_without(holders, "grant assignment to a Party")
     for holder in holders[:5]:
         shown = f"GET {GRANTS}?assignedTo={token(*holder)}"
-        found = discovery.api.read_all(GRANTS, {"assignedTo": token(*holder)}, resource_type="GrantAssignment")
+        found = discovery.api.read_all(GRANTS, {"assignedTo": token(*holder)})
         theirs = {g.get("id") for g in grants if holder in reference_identifiers(g.get("assignedTo"))}
         missing = theirs - set(ids(found))
         assert not missing, f"{shown} left out assignments of that holder: {sorted(missing)}"
@@ -272,7 +272,7 @@ def test_who_holds_a_capability_over_a_person(discovery: Discovery) -> None:
     for person, capability in queries[:5]:
         params = {"scope": token(*person), "granted": token(*capability)}
         shown = f"GET {GRANTS}?scope={params['scope']}&granted={params['granted']}"
-        found = discovery.api.read_all(GRANTS, params, resource_type="GrantAssignment")
+        found = discovery.api.read_all(GRANTS, params)
         holding = {
             g.get("id") for g in grants if person in scopes_of[g.get("id")] and capability in granted_of[g.get("id")]
         }

@@ -41,14 +41,15 @@ DOCUMENT_CONTENT = "/v1/fixed-asset-documents/$document-content"
 
 
 class _ChangedQueries(QueryBuilder):
-    """The service's query builder, with what `conditions` answers changed."""
+    """The service's query builder, with what `conditions` answers changed (faults that do so stack)."""
 
     def __init__(self, original: QueryBuilder, change: ConditionsChange) -> None:
         super().__init__(original.contract, original.store)
+        self._original = original
         self._change = change
 
     def conditions(self, resource_type: str, query: Query) -> list[Condition]:
-        return self._change(super().conditions, resource_type, query)
+        return self._change(self._original.conditions, resource_type, query)
 
 
 def _change_conditions(app: web.Application, change: ConditionsChange) -> None:
@@ -475,12 +476,14 @@ def document_content_of_a_document_without_content(app: web.Application, setting
 
 
 @deviation(
-    "document-content-with-two-attachments",
-    "$document-content answers the content plus a second, text attachment",
+    "document-content-blob-with-two-attachments",
+    "$document-content with format=blob answers the binary content plus a second, text attachment",
     breaks="ERIS-ASSET-011",
 )
-def document_content_with_two_attachments(app: web.Application, settings: Any) -> None:
+def document_content_blob_with_two_attachments(app: web.Application, settings: Any) -> None:
     def add_a_text_rendering(body: Any, request: web.Request, status: int) -> Any:
+        if request.query.get("format") != "blob":
+            return body
         if status == 200 and isinstance(body, dict) and isinstance(body.get("attachment"), list):
             text = base64.b64encode(b"scanned document").decode()
             body["attachment"].append({"contentType": "text/plain", "data": text})
@@ -509,18 +512,22 @@ def capabilities_without_resource_type(app: web.Application, settings: Any) -> N
 
 
 @deviation(
-    "inactive-parties-served-as-dormant",
-    "GET /v1/parties serves inactive parties with status code 'dormant' of party-status, a code outside the set",
+    "former-employees-served-as-dormant",
+    "GET /v1/parties serves inactive Employees with status code 'dormant' of party-status, a code outside the set",
     breaks="ERIS-PARTY-003",
 )
-def inactive_parties_served_as_dormant(app: web.Application, settings: Any) -> None:
-    """The code of an older terminology: the system is still party-status, so only the binding shows it."""
+def former_employees_served_as_dormant(app: web.Application, settings: Any) -> None:
+    """The code of an older HR terminology: the system is still party-status, so only the binding shows it."""
 
     def dormant(body: Any, request: web.Request, status: int) -> Any:
         if status == 200 and isinstance(body, dict):
             for party in body.get("items", []):
-                codings = party.get("status", {}).get("coding", []) if isinstance(party, dict) else []
-                for coding in codings:
+                if not isinstance(party, dict) or not any(
+                    str(url).endswith("/StructureDefinition/Employee")
+                    for url in party.get("meta", {}).get("profile", [])
+                ):
+                    continue
+                for coding in party.get("status", {}).get("coding", []):
                     if str(coding.get("system", "")).endswith("/party-status") and coding.get("code") == "inactive":
                         coding["code"] = "dormant"
         return body

@@ -19,6 +19,7 @@ from reference_impl.deviations._tools import (
     rewrite_json_answer,
     rewrite_notifications,
 )
+from reference_impl.search import FilterError
 from reference_impl.state import SERVICE, Service
 
 PARTIES = "/v1/parties"
@@ -27,8 +28,12 @@ DOCUMENT_REFERENCES = "/v1/document-references"
 
 
 def _stored(service: Service, resource_type: str, identifier: str) -> list[dict[str, Any]]:
-    """Resources of `resource_type` with the identifier system|value (two at most: enough to tell one from many)."""
-    conditions = service.queries.conditions(resource_type, {"identifier": [identifier]})
+    """Resources of `resource_type` with the identifier system|value (two at most: enough to tell one from many);
+    none for a malformed identifier, which the service's own handler then refuses."""
+    try:
+        conditions = service.queries.conditions(resource_type, {"identifier": [identifier]})
+    except FilterError:
+        return []
     return service.store.search(resource_type, conditions, count=2)
 
 

@@ -1,0 +1,87 @@
+"""The suite measured against the reference implementation's deviations, in the form CI has time for: each fault
+certified with the tests citing its requirement only (it must be killed: non-conformant, its requirement
+failed), each variant certified with every scenario test (it must pass). bench/selftest.py runs
+every certification in full."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.requirements import load_catalogue
+from conformance.selftest import KILLED, PASSED, run_selftest
+from reference_impl.deviations import FAULT, VARIANT, catalogue
+
+ROOT = Path(__file__).resolve().parent.parent
+DEVIATIONS = catalogue()
+FAULTS = [d for d in DEVIATIONS if d.kind == FAULT]
+VARIANTS = [d for d in DEVIATIONS if d.kind == VARIANT]
+CI_FAULT_EXAMPLES = 2
+"""A fault's certification runs the tests citing its requirement: property tests among them with a small budget."""
+CI_VARIANT_EXAMPLES = 0
+"""A variant's certification runs every scenario test; its property phase is left to bench/selftest.py (CI time)."""
+CI_SEED = 1
+
+
+def test_the_catalogue_has_at_least_30_faults_and_5_variants():
+    assert len(FAULTS) >= 30, [d.name for d in FAULTS]
+    assert len(VARIANTS) >= 5, [d.name for d in VARIANTS]
+
+
+def test_each_fault_breaks_a_must_requirement_of_the_catalogue():
+    levels = {requirement.id: requirement.level for requirement in load_catalogue()}
+    wrong = {d.name: d.requirement for d in FAULTS if levels.get(d.requirement) != "MUST"}
+    assert not wrong, f"faults naming no MUST requirement of the catalogue: {wrong}"
+
+
+def test_names_are_unique_and_say_what_they_do():
+    names = [d.name for d in DEVIATIONS]
+    assert len(names) == len(set(names))
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-zA-Z0-9]+)*", name) for name in names), names
+    assert all(d.summary and not d.summary.endswith(".") for d in DEVIATIONS)
+
+
+def test_a_server_without_deviations_never_imports_them():
+    code = (
+        "import sys\n"
+        "from reference_impl.app import ServerSettings, create_app\n"
+        "create_app(ServerSettings())\n"
+        "print('reference_impl.deviations' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "False"
+
+
+def test_the_readme_table_lists_every_deviation():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [d.name for d in DEVIATIONS if f"| `{d.name}` | {d.kind} |" not in readme]
+    assert not missing, f"README.md's self-test table lacks: {missing} (python bench/selftest.py --markdown)"
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    found = run_selftest(FAULTS, focused=True, examples=CI_FAULT_EXAMPLES, seed=CI_SEED, jobs=2)
+    found += run_selftest(VARIANTS, focused=False, examples=CI_VARIANT_EXAMPLES, seed=CI_SEED, jobs=2)
+    return {outcome.deviation.name: outcome for outcome in found}
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=lambda d: d.name)
+def test_every_fault_is_killed(outcomes, fault):
+    outcome = outcomes[fault.name]
+    assert outcome.result == KILLED, (
+        f"{fault.name} ({fault.summary}) was not caught: {outcome.result}; MUST requirements failed: "
+        f"{outcome.failed or 'none'} {outcome.detail}"
+    )
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda d: d.name)
+def test_every_variant_passes(outcomes, variant):
+    outcome = outcomes[variant.name]
+    assert outcome.result == PASSED, (
+        f"{variant.name} ({variant.summary}) was failed: {outcome.result}; MUST requirements failed: "
+        f"{outcome.failed} {outcome.detail}"
+    )
