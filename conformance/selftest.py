@@ -45,9 +45,18 @@ class Outcome:
 
 
 def run_deviation(
-    deviation: Deviation, *, focused: bool, examples: int, seed: int, workdir: Path, timeout: float = 600.0
+    deviation: Deviation,
+    *,
+    focused: bool,
+    examples: int,
+    seed: int,
+    workdir: Path,
+    delivery_timeout: float | None = None,
+    timeout: float = 600.0,
 ) -> Outcome:
-    """Certify the embedded reference implementation running `deviation` and judge the outcome."""
+    """Certify the embedded reference implementation running `deviation` and judge the outcome.
+    `delivery_timeout`: how long a delivery or notification is waited for (None: certify's default); a fault
+    that never delivers costs this much for every test waiting on it."""
     report_dir = workdir / deviation.name
     option = "--fault" if deviation.kind == FAULT else "--variant"
     command = [
@@ -67,6 +76,8 @@ def run_deviation(
     ]
     if focused and deviation.requirement:
         command += ["--requirement", deviation.requirement]
+    if delivery_timeout is not None:
+        command += ["--delivery-timeout", str(delivery_timeout)]
     started = time.monotonic()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
@@ -92,13 +103,22 @@ def run_selftest(
     examples: int,
     seed: int,
     jobs: int = 2,
+    delivery_timeout: float | None = None,
     progress: Callable[[Outcome], None] | None = None,
 ) -> list[Outcome]:
     """Every deviation certified, `jobs` at a time; outcomes in the order of `deviations`."""
     chosen = list(deviations)
     with tempfile.TemporaryDirectory(prefix="eris-selftest-") as folder, ThreadPoolExecutor(jobs) as pool:
         futures = [
-            pool.submit(run_deviation, d, focused=focused, examples=examples, seed=seed, workdir=Path(folder))
+            pool.submit(
+                run_deviation,
+                d,
+                focused=focused,
+                examples=examples,
+                seed=seed,
+                workdir=Path(folder),
+                delivery_timeout=delivery_timeout,
+            )
             for d in chosen
         ]
         outcomes = []
