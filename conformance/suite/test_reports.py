@@ -29,7 +29,10 @@ import pytest
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
 
+from conformance.strategies import report_order
 from conformance.suite._writes import owner_nip_of
 from conformance.suite.reports_support import (
     SESSION_KEY_BYTES,
@@ -723,3 +726,76 @@ def test_a_429_carries_retry_after(api: Any, target: Any, report_token: str, val
     wait = retry_after_seconds(value)
     assert wait is not None, f"the Retry-After {value!r} is neither seconds nor a date"
     time.sleep(min(wait, 30.0))
+
+
+# -- property: orders drawn from the contract data, each with one fault whose answer the contract fixes -----
+
+_ORDER_FAULTS = {
+    # fault -> (requirement, change of a valid order)
+    "publicKeyPem missing": ("ERIS-ERR-001", lambda order, draw: order.pop("publicKeyPem")),
+    "reportId missing": ("ERIS-REPORT-006", lambda order, draw: order.pop("reportId")),
+    "groupId instead of reportId": (
+        "ERIS-REPORT-006",
+        lambda order, draw: order.__setitem__("groupId", order.pop("reportId")),
+    ),
+    "Month outside 1..12": (
+        "ERIS-REPORT-008",
+        lambda order, draw: order["parameters"].__setitem__(
+            "Month", str(draw(st.one_of(st.integers(max_value=0), st.integers(min_value=13))))
+        ),
+    ),
+}
+
+
+@pytest.mark.requirement("ERIS-ERR-001", "ERIS-REPORT-006", "ERIS-REPORT-008")
+def test_orders_with_one_fault_get_the_answer_the_contract_fixes(
+    api: Any,
+    contract: Any,
+    report_token: str,
+    refusal_key: rsa.RSAPrivateKey,
+    receiver: Any,
+    company_tax_no: str,
+    period: tuple[str, str],
+    findings: Any,
+    property_budget: Any,
+) -> None:
+    """Valid orders drawn from the contract data (any report of the contract, format, compression, runAt in
+    the past), each given one fault: without publicKeyPem, 400 Problem Details; without reportId, or with
+    groupId in its place, 404; a Month outside 1..12, refused as the client's fault."""
+    orders = report_order(
+        contract,
+        public_key_pem=public_key_pem(refusal_key),
+        storage=st.just({"type": "http", "connectionString": receiver.delivery_url(f"never-{uuid.uuid4().hex}")}),
+        parameters={"CompanyTaxNo": st.just(company_tax_no), "Year": st.just(period[0])},
+    )
+    sent = Counter()
+
+    @seed(property_budget.seed)
+    @settings(
+        max_examples=property_budget.examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(order=orders, fault=st.sampled_from(sorted(_ORDER_FAULTS)), data=st.data())
+    def property_of(order: dict[str, Any], fault: str, data: Any) -> None:
+        requirement, change = _ORDER_FAULTS[fault]
+        change(order, data.draw)
+        sent[fault] += 1
+        response = api.post(REPORTS, json=order, token=report_token)
+        try:
+            if fault == "publicKeyPem missing":
+                assert_problem_details_400(response, f"an order with {fault}")
+            elif requirement == "ERIS-REPORT-006":
+                assert response.status_code == 404, f"an order with {fault} answered {_answer(response)}, not 404"
+            else:
+                assert_refused_as_client_fault(response, f"an order with {fault} ({order['parameters']['Month']})")
+        except AssertionError as error:
+            if requirement not in findings:
+                curl = exchange_of_response(response, 0.0).curl().replace(report_token, "$ERIS_TOKEN")
+                findings.add(requirement, f"{' '.join(str(error).split())}\n    reproduce: {curl}")
+
+    property_of()
+    assert sent, "no order was drawn"
+    findings.check()
