@@ -133,6 +133,14 @@ def _public_key(pem: str) -> RSAPublicKey:
 def _check_company(service: Service, desk: ReportDesk, order: dict[str, Any]) -> None:
     parameters = order["parameters"]
     tax_no = parameters["CompanyTaxNo"]
+    if not 1 <= int(parameters["Year"]) <= 9999:
+        raise Rejected(
+            problem(
+                400,
+                f"parameters.Year {parameters['Year']!r} is outside the years of the calendar (1 to 9999)",
+                parameter="parameters.Year",
+            )
+        )
     if report_data(service, tax_no, int(parameters["Year"]), int(parameters["Month"]), 0) is None:
         raise Rejected(
             problem(

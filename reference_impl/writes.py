@@ -162,6 +162,9 @@ async def update_party(request: web.Request, service: Service) -> web.Response:
     stored = _one(service, "Party", query)
     keep = {"id", "resourceType", "number", "identifier"}
     party = {**stored, **{key: value for key, value in body.items() if key not in keep}}
+    # a body may claim the Contractor by meta.profile and replace the category: the party keeps its party-kind
+    system, code = service.contract.profiles["Contractor"].category_codings[0]
+    party["category"] = _with_coding(list(party.get("category", [])), system, code)
     known_systems = {i.get("system") for i in stored.get("identifier", [])}
     party["identifier"] = [
         *stored.get("identifier", []),
