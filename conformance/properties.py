@@ -71,12 +71,7 @@ class Sent:
     def curl(self) -> str:
         from conformance.traffic import exchange_of_response
 
-        line = exchange_of_response(self.response, 0.0).curl()
-        token = self.authorization or ""
-        if not token.startswith("Bearer "):
-            return line
-        # the token stays out of the report; the shell puts it back from the environment
-        return line.replace(f"'authorization: {token}'", '"authorization: Bearer $ERIS_TOKEN"')
+        return exchange_of_response(self.response, 0.0).curl(token_from_environment=True)
 
 
 @cache
@@ -134,13 +129,23 @@ def _shows_its_answer(sent: Sent) -> bool:
     return _is_success(sent) or (sent.label == REPORTS and sent.response.status_code == 400)
 
 
-def _schemathesis_checks(operation_requirement: Requirement) -> list[tuple[str, Any, Applies, Requirement]]:
+def _schemathesis_checks(operation_requirement: str) -> list[tuple[str, Any, Applies, Requirement]]:
     def answer_requirement(sent: Sent) -> str:
-        return "ERIS-ERR-001" if sent.response.status_code == 400 else operation_requirement(sent)
+        return "ERIS-ERR-001" if sent.response.status_code == 400 else operation_requirement
 
     return [
-        ("not_a_server_error", not_a_server_error, lambda sent: sent.label != REPORTS, operation_requirement),
-        ("status_code_conformance", status_code_conformance, lambda sent: sent.label == REPORTS, _err_300),
+        (
+            "not_a_server_error",
+            not_a_server_error,
+            lambda sent: sent.label != REPORTS,
+            lambda sent: operation_requirement,
+        ),
+        (
+            "status_code_conformance",
+            status_code_conformance,
+            lambda sent: sent.label == REPORTS,
+            lambda sent: "ERIS-ERR-300",
+        ),
         ("content_type_conformance", content_type_conformance, _shows_its_answer, _content_type_requirement),
         ("response_schema_conformance", response_schema_conformance, _shows_its_answer, answer_requirement),
         (
@@ -150,10 +155,6 @@ def _schemathesis_checks(operation_requirement: Requirement) -> list[tuple[str, 
             lambda sent: "ERIS-ERR-307",
         ),
     ]
-
-
-def _err_300(sent: Sent) -> str:
-    return "ERIS-ERR-300"
 
 
 def _content_type_requirement(sent: Sent) -> str:
@@ -170,7 +171,7 @@ def judge(
 ) -> Iterator[Finding]:
     """Every check that applies to this answer; a Finding for each that fails. `item_type`: what the items of
     a list read are validated as (None: not a list read)."""
-    for name, check, applies, requirement in _schemathesis_checks(lambda _: operation_requirement):
+    for name, check, applies, requirement in _schemathesis_checks(operation_requirement):
         if not applies(sent):
             continue
         try:

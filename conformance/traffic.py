@@ -40,11 +40,15 @@ class Exchange:
     def from_dict(cls, data: dict[str, Any]) -> Exchange:
         return cls(**data)
 
-    def curl(self) -> str:
-        """A curl command that repeats an outbound request (bodies over the limit are cut)."""
+    def curl(self, *, token_from_environment: bool = False) -> str:
+        """A curl command that repeats an outbound request (bodies over the limit are cut).
+        `token_from_environment`: a Bearer token is left out, and the shell puts back `$ERIS_TOKEN`."""
         parts = ["curl", "-i", "-X", self.method, _quote(self.url)]
         for name, value in self.request_headers.items():
             if name.lower() in ("host", "content-length", "accept-encoding", "connection", "user-agent"):
+                continue
+            if token_from_environment and name.lower() == "authorization" and value.startswith("Bearer "):
+                parts += ["-H", f'"{name}: Bearer $ERIS_TOKEN"']
                 continue
             parts += ["-H", _quote(f"{name}: {value}")]
         body = base64.b64decode(self.request_body)

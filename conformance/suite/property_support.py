@@ -76,14 +76,10 @@ class PartyLedger:
             validator=self.validator,
             api=self.api,
         ):
-            self._add(finding.requirement, f"[{finding.check}] {finding.message}")
+            self.findings.add(finding.requirement, f"[{finding.check}] {finding.message}")
         self._remember_write(case, sent)
         self._check_read_after_write(case, sent)
         return sent
-
-    def _add(self, requirement: str, message: str) -> None:
-        if requirement not in self.findings:  # the first example of each broken requirement is enough
-            self.findings.add(requirement, message)
 
     def _remember_write(self, case: Any, sent: Any) -> None:
         method = case.method.upper()
@@ -110,7 +106,7 @@ class PartyLedger:
         self.reads_after[method] = self.reads_after.get(method, 0) + 1
         problem = _read_back_problem(sent, token, body)
         if problem:
-            self._add(
+            self.findings.add(
                 _WRITE_REQUIREMENTS[method],
                 f"[read_after_write] {described(sent, f'after {method} {PARTIES}: {problem}')}",
             )
@@ -118,9 +114,9 @@ class PartyLedger:
     def verdict(self) -> None:
         """Findings about the sequences as a whole: writes that could not be read back at all."""
         if not self.accepted_writes:
-            self._add("ERIS-PARTY-012", "no Contractor write of the sequences was answered 200")
+            self.findings.add("ERIS-PARTY-012", "no Contractor write of the sequences was answered 200")
         elif not self.addressable_writes:
-            self._add(
+            self.findings.add(
                 "ERIS-PARTY-012",
                 f"{self.accepted_writes} Contractor writes were answered 200, none with an assigned identifier "
                 "(system and value) in an installation namespace to read it back by",
