@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import generate_labelled
 from machine import checkout_state, load_average
 
-from conformance.validator import Validator
+from profiles.validator import Validator
 from schemas import load_schemas
 
 TARGET_RATE = 30_000

@@ -1,6 +1,2 @@
-"""The validator engine, the requirement catalogue and the command line of eris."""
-
-from conformance.issues import Issue, Severity
-from conformance.validator import RESOURCE, WRITE, Validator
-
-__all__ = ["RESOURCE", "WRITE", "Issue", "Severity", "Validator"]
+"""The conformance side of eris: the requirement catalogue, the pytest plugin and suite, the certification and
+its outputs, and the `eris` command line (conformance.cli)."""

@@ -31,9 +31,10 @@ from conformance.certification import (
     certify,
     write_outputs,
 )
-from conformance.certify_cli import DEFAULT_EXAMPLES
-from conformance.plugin import OUTCOMES, TestOutcome
+from conformance.outcomes import TestOutcome
+from conformance.plugin import OUTCOMES
 from conformance.requirements import SUITE_DIR, load_catalogue, node_root
+from conformance.settings import DEFAULT_EXAMPLES
 from conformance.target import TargetError, load_target
 
 __all__ = ["EXIT_CONFORMANT", "EXIT_NON_CONFORMANT", "EXIT_UNUSABLE", "CertifyOptions", "RunError", "run_certify"]

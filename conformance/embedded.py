@@ -15,11 +15,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["EmbeddedReference", "free_port"]
+__all__ = ["CONFIG_TOKEN_LIFETIME", "EmbeddedReference", "free_port", "target_description"]
 
 HOST = "127.0.0.1"
 _START_TIMEOUT = 60.0
 _STOP_TIMEOUT = 15.0
+CONFIG_TOKEN_LIFETIME = 7 * 24 * 3600
+"""Seconds the tokens of a written target description stay valid."""
 
 
 def free_port(host: str = HOST) -> int:
@@ -57,7 +59,6 @@ class EmbeddedReference:
         """Seed and serve; write the target description. OSError when it cannot listen."""
         from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
         from reference_impl.seed import seed_resources
-        from reference_impl.serve_cli import target_description
         from reference_impl.state import SERVICE
 
         self._folder = tempfile.TemporaryDirectory(prefix="eris-certify-")
@@ -66,15 +67,17 @@ class EmbeddedReference:
         notify_urls = [f"http://{HOST}:{self.receiver_port}/notifications"]
         # As `eris serve` runs by default (rate limit included: the suite's client waits out a 429), with
         # the data in memory and `local` deliveries confined to this run's folder.
-        app = create_app(
-            ServerSettings(
-                db=":memory:",
-                seed=seed_resources,
-                notify_urls=notify_urls,
-                local_root=str(folder / "local"),
-                deviations=self.deviations,
-            )
+        app_settings = ServerSettings(
+            db=":memory:",
+            seed=seed_resources,
+            notify_urls=notify_urls,
+            local_root=str(folder / "local"),
         )
+        app = create_app(app_settings)
+        if self.deviations:
+            from reference_impl.deviations import install
+
+            install(app, app_settings, self.deviations)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="eris-embedded-reference", daemon=True)
         self._thread.start()
@@ -120,3 +123,34 @@ class EmbeddedReference:
             if self._folder is not None:
                 self._folder.cleanup()
                 self._folder = None
+
+
+def target_description(base_url: str, contract: Any, keys: Any, notify_urls: list[str]) -> str:
+    """The conformance target description (DESIGN.md) of a running reference implementation: its address,
+    tokens minted with its application key `keys` (one with the report right, one without), the installation of
+    its `contract`, and whether it pushes notifications."""
+    from reference_impl.auth import REPORT_RIGHT, mint_token
+
+    def mint(subject: str, rights: list[str]) -> str:
+        return mint_token(
+            keys.private_key, subject=subject, rights=rights, lifetime_seconds=CONFIG_TOKEN_LIFETIME, key_id=keys.key_id
+        )
+
+    lines = [
+        "# written by eris serve --write-config",
+        "[target]",
+        f'base_url = "{base_url}"',
+        f'token = "{mint("eris-certify", [REPORT_RIGHT])}"',
+        f'token_without_report_right = "{mint("eris-certify-no-right", [])}"',
+        "",
+        "[installation]",
+        *(f'{key} = "{value}"' for key, value in contract.installation.values.items()),
+        "",
+        "[installation.namespaces]",
+        *(f'{key} = "{value}"' for key, value in contract.installation.namespace_keys.items()),
+        "",
+        "[features]",
+        f"notifications = {'true' if notify_urls else 'false'}",
+        "",
+    ]
+    return "\n".join(lines)

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 
-from conformance.certify_cli import DEFAULT_EXAMPLES
+from conformance.outcomes import Findings, TestOutcome
+from conformance.settings import DEFAULT_EXAMPLES
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_response
 
@@ -42,59 +43,6 @@ READ_ALL_PAGE = 100
 READ_ALL_LIMIT = 20_000
 REPORTS_PATH = "/v1/reports"
 """A collection read stops here: the suite reads test data, not a production register."""
-
-
-@dataclass
-class TestOutcome:
-    __test__ = False  # a record of a test, not a test class for pytest to collect
-
-    nodeid: str
-    outcome: str = "passed"
-    """passed, failed, skipped or error (a failure outside the test's own body)."""
-    requirements: list[str] = field(default_factory=list)
-    message: str = ""
-    duration: float = 0.0
-    exchanges: list[dict[str, Any]] = field(default_factory=list)
-    findings: dict[str, str] = field(default_factory=dict)
-    """Requirement id -> what broke it, for a test that judges several requirements apart (the property
-    phase): its failure is evidence against these requirements only."""
-
-    def outcome_for(self, requirement_id: str) -> str:
-        """The outcome as evidence about one requirement: a failed test whose findings do not name it
-        checked that requirement and found nothing wrong."""
-        if self.outcome == "failed" and self.findings and requirement_id not in self.findings:
-            return "passed"
-        return self.outcome
-
-    def message_for(self, requirement_id: str) -> str:
-        return self.findings.get(requirement_id, self.message)
-
-
-class Findings:
-    """What one test found against each requirement. A test that checks many requirements at once records
-    each failure here under its requirement, then calls `check()`, which fails the test if anything was found:
-    the certification then fails only the requirements named."""
-
-    def __init__(self) -> None:
-        self.found: dict[str, list[str]] = {}
-
-    def add(self, requirement_id: str, message: str) -> None:
-        self.found.setdefault(requirement_id, []).append(message)
-
-    def __contains__(self, requirement_id: str) -> bool:
-        return requirement_id in self.found
-
-    def summary(self) -> dict[str, str]:
-        return {
-            requirement_id: messages[0] + (f" (and {len(messages) - 1} more findings)" if len(messages) > 1 else "")
-            for requirement_id, messages in sorted(self.found.items())
-        }
-
-    def check(self) -> None:
-        __tracebackhide__ = True
-        if self.found:
-            lines = [f"{requirement_id}: {message}" for requirement_id, message in self.summary().items()]
-            raise AssertionError("\n".join(lines))
 
 
 FINDINGS = pytest.StashKey[Findings]()
@@ -175,7 +123,7 @@ def contract(target: Target) -> Any:
 
 @pytest.fixture(scope="session")
 def validator(contract: Any) -> Any:
-    from conformance.validator import Validator
+    from profiles.validator import Validator
 
     return Validator(contract)
 

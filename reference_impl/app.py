@@ -18,9 +18,9 @@ from typing import Any
 from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
-from conformance.validator import Validator
 from profiles import Contract, load_contract
 from profiles.installation import INSTALLATION_OID_ARC
+from profiles.validator import Validator
 from reference_impl import reads, writes
 from reference_impl.auth import ApplicationKeys, AuthPolicy, TokenVerifier, auth_middleware
 from reference_impl.outbox import Backoff, Outbox, OutboxWorker, build_notification, create_schema, outbox_context
@@ -73,8 +73,6 @@ class ServerSettings:
     """Seconds after generation during which an unconfirmed delivery is retried."""
     random_bytes: Callable[[int], bytes] = os.urandom
     """The source of report session keys (injectable to test the 500 of a failing source)."""
-    deviations: tuple[str, ...] = ()
-    """Named faults and variants (reference_impl.deviations) for measuring the suite; () for the contract."""
 
 
 @web.middleware
@@ -158,10 +156,6 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
     app.cleanup_ctx.append(report_worker_context(REPORT_WORKER))
     if settings.source_change_every > 0:
         app.cleanup_ctx.append(_source_changes(settings.source_change_every))
-    if settings.deviations:
-        from reference_impl.deviations import install
-
-        install(app, settings, settings.deviations)
     return app
 
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from conformance.validator import Validator
 from profiles import Contract
 from profiles.paths import split_path, values_at
+from profiles.validator import Validator
 from reference_impl.store import Condition, Store
 from schemas import SCHEMA_DIR
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from aiohttp import web
 
-from conformance.validator import Validator
 from profiles import Contract
+from profiles.validator import Validator
 from reference_impl.search import Operation, QueryBuilder, format_instant, search_tokens
 from reference_impl.store import Store
 

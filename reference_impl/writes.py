@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from conformance.validator import RESOURCE, WRITE
+from profiles.validator import RESOURCE, WRITE
 from reference_impl.problems import problem
 from reference_impl.reads import missing_required, query_lists
 from reference_impl.search import FilterError

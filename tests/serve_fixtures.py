@@ -16,9 +16,9 @@ import httpx
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from conformance.structure import SchemaStore
-from conformance.validator import RESOURCE, Validator
 from profiles import load_contract
+from profiles.structure import SchemaStore
+from profiles.validator import RESOURCE, Validator
 from reference_impl.app import ServerSettings, create_app
 from reference_impl.seed import OWN_ORGANIZATION_NIP, seed_resources
 

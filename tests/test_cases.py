@@ -21,8 +21,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conformance.validator import Validator
 from profiles import load_contract, load_installation
+from profiles.validator import Validator
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES_DIR = Path(__file__).resolve().parent / "cases"

@@ -23,11 +23,11 @@ from textwrap import dedent
 import pytest
 
 from conformance.certification import ExpectedFailures, certify, to_json, write_outputs
+from conformance.certification.har import to_har
+from conformance.certification.html_report import to_html
 from conformance.cli import main
 from conformance.embedded import free_port
-from conformance.har import to_har
-from conformance.html_report import to_html
-from conformance.plugin import TestOutcome as Outcome  # not named Test*: pytest would collect it
+from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
 from conformance.requirements import Requirement, coverage, load_catalogue
 from conformance.traffic import Exchange
 

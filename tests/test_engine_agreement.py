@@ -2,7 +2,7 @@
 
 For each test of tests/cases whose type has a schema (profiles/resources/<Type>.json names it), the
 payload goes through both engines: `jsonschema.Draft202012Validator` with a `referencing.Registry`
-of all schemas/*.schema.json, and the jsonschema-rs validator of `conformance.structure.SchemaStore`.
+of all schemas/*.schema.json, and the jsonschema-rs validator of `profiles.structure.SchemaStore`.
 They must give the same verdict and report their errors at the same set of instance locations.
 
 One known difference in locations, compared on validity only: an error from a boolean `false`
@@ -24,8 +24,8 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
-from conformance.issues import pointer
-from conformance.structure import SchemaStore
+from profiles.issues import pointer
+from profiles.structure import SchemaStore
 from schemas import load_schemas
 from tests.test_cases import CaseTest, load_tests
 

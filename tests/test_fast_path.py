@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.validator import RESOURCE, WRITE, Validator
+from profiles.validator import RESOURCE, WRITE, Validator
 from tests.mutations import element_paths, with_element_replaced
 from tests.test_cases import load_tests
 

@@ -20,8 +20,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from conformance.validator import Validator
 from profiles import load_contract
+from profiles.validator import Validator
 from reference_impl.outbox import (
     Backoff,
     Outbox,

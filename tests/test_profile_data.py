@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.validator import Validator
 from profiles import RULES, load_contract
+from profiles.validator import Validator
 from schemas import load_schemas
 
 ROOT = Path(__file__).resolve().parents[1]

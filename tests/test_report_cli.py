@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from conformance.cli import main
+from conformance.embedded import target_description
 from reference_impl.app import APPLICATION_KEYS
 from reference_impl.auth import REPORT_RIGHT, mint_token
 from reference_impl.seed import OWN_ORGANIZATION_NIP
-from reference_impl.serve_cli import target_description
 from reference_impl.state import SERVICE
 from reports.compression import GzipWriter
 from reports.crypto import ArtifactEncryptor, SessionKey, seal_session_key

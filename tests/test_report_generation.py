@@ -16,8 +16,8 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
-from conformance.validator import Validator
 from profiles import load_contract
+from profiles.validator import Validator
 from reference_impl.report_data import monthly_depreciation, report_data
 from reference_impl.search import QueryBuilder, load_operations
 from reference_impl.seed import OWN_ORGANIZATION_NAME, OWN_ORGANIZATION_NIP, seed_resources

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from conformance.validator import Validator
 from profiles import load_contract
 from profiles.identifier_formats import is_nip
+from profiles.validator import Validator
 from reference_impl.seed import OWN_ORGANIZATION_NIP, own_organization_nip, seed_resources
 
 CONTRACT = load_contract()

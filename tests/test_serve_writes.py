@@ -41,7 +41,7 @@ from serve_fixtures import (
     seeded_settings,
 )
 
-from conformance.validator import WRITE
+from profiles.validator import WRITE
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
 from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, mint_token
 from reference_impl.seed import OWN_ORGANIZATION_NIP, seed_resources

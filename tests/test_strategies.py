@@ -28,9 +28,9 @@ from conformance.strategies.primitives import primitive
 from conformance.strategies.reports import HONOURED_RULES as REPORT_RULES
 from conformance.strategies.resources import HONOURED_RULES as RESOURCE_RULES
 from conformance.strategies.schema_index import KNOWN_KEYWORDS, schema_index
-from conformance.validator import RESOURCE, WRITE, Validator
 from profiles import RULES, load_contract, load_installation
 from profiles.identifier_formats import FORMATS, conforms
+from profiles.validator import RESOURCE, WRITE, Validator
 
 CONTRACT = load_contract()
 VALIDATOR = Validator(CONTRACT)

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from conformance.strategies import FAULTS, Mutation, applicable_faults, mutations, payload_kinds
-from conformance.validator import Validator
 from profiles import load_contract
+from profiles.validator import Validator
 
 CONTRACT = load_contract()
 VALIDATOR = Validator(CONTRACT)

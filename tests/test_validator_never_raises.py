@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.strategies import sample_payloads
-from conformance.validator import RESOURCE, WRITE, Validator
+from profiles.validator import RESOURCE, WRITE, Validator
 from tests.mutations import element_paths, with_element_replaced
 
 EXAMPLES = Path(__file__).parent / "data" / "examples"

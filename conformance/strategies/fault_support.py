@@ -9,11 +9,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.issues import pointer
 from conformance.strategies.kinds import PayloadKind
 from conformance.strategies.schema_index import Node, schema_index, walk
-from conformance.validator import CONTEXTS
 from profiles import Contract
+from profiles.issues import pointer
+from profiles.validator import CONTEXTS
 
 Where = tuple[str | int, ...]
 

@@ -13,8 +13,8 @@ from conformance.strategies.recognition import recognition_severity
 from conformance.strategies.reports import report_order
 from conformance.strategies.resources import payloads
 from conformance.strategies.writes import WriteOperation, valid_write, write_operations
-from conformance.validator import RESOURCE
 from profiles import Contract
+from profiles.validator import RESOURCE
 
 _REPORT_ORDER = "ReportOrder"
 """The one type drawn from its operation definitions rather than from resource rules (reports.py)."""

@@ -28,8 +28,8 @@ from conformance.strategies.recognition import (
 )
 from conformance.strategies.schema_index import Node, SchemaIndex, json_types, schema_index
 from conformance.strategies.terminology import bare_code, bindings_from, coding_in, concept, free_coding
-from conformance.validator import CONTEXTS, RESOURCE
 from profiles import Contract, Profile
+from profiles.validator import CONTEXTS, RESOURCE
 
 Path = tuple[str, ...]
 Specs = tuple[Mapping[str, Any], ...]

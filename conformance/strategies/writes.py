@@ -15,8 +15,8 @@ from conformance.strategies.identifiers import is_installation, own_namespaces, 
 from conformance.strategies.primitives import base64_data, tokens
 from conformance.strategies.reports import report_order
 from conformance.strategies.resources import IdentifierPolicy, payloads
-from conformance.validator import RESOURCE, WRITE
 from profiles import Contract
+from profiles.validator import RESOURCE, WRITE
 from schemas import SCHEMA_DIR
 
 _WRITE_METHODS = ("post", "patch", "put")

@@ -8,8 +8,8 @@ from typing import Any
 
 from aiohttp import web
 
-from conformance.validator import WRITE
 from profiles.installation import INSTALLATION_OID_ARC
+from profiles.validator import WRITE
 from reference_impl.deviations import deviation
 from reference_impl.deviations._tools import (
     Handler,

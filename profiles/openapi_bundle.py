@@ -15,8 +15,8 @@ Hand-written components under ``components/schemas`` are kept when they are name
 ``<Name>Envelope`` for a schema file ``<Name>`` (per-endpoint read envelopes); every other entry
 there is regenerated from the files, so a removed schema file leaves nothing stale behind.
 
-    python -m conformance.openapi_bundle            rewrite schemas/openapi.json
-    python -m conformance.openapi_bundle --check    exit 1 if it is not up to date
+    python -m profiles.openapi_bundle            rewrite schemas/openapi.json
+    python -m profiles.openapi_bundle --check    exit 1 if it is not up to date
 """
 
 from __future__ import annotations
@@ -163,13 +163,13 @@ def check(schema_dir: Path = SCHEMA_DIR) -> str | None:
     current = path.read_text(encoding="utf-8")
     expected = render(build_openapi(json.loads(current), schema_dir))
     if current != expected:
-        return f"{path} is not up to date with the schema files: run python -m conformance.openapi_bundle"
+        return f"{path} is not up to date with the schema files: run python -m profiles.openapi_bundle"
     return None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m conformance.openapi_bundle",
+        prog="python -m profiles.openapi_bundle",
         description="Copy schemas/*.schema.json into the components of schemas/openapi.json.",
     )
     parser.add_argument("--check", action="store_true", help="exit 1 if openapi.json is not up to date")

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.issues import Issue, Severity, pointer
-from conformance.structure import SchemaStore
 from profiles import RULES, Contract, Finding, Profile, ResourceRules, load_contract
+from profiles.issues import Issue, Severity, pointer
 from profiles.paths import split_path, values_at
 from profiles.rule_schemas import compile_rule
+from profiles.structure import SchemaStore
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 RESOURCE = "resource"

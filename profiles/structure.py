@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from conformance.issues import Issue, Severity, pointer
+from profiles.issues import Issue, Severity, pointer
 from schemas import load_schemas
 
 _UNEXPECTED_KINDS = {"UnevaluatedProperties", "AdditionalProperties"}

@@ -5,20 +5,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-import sys
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from profiles import ConfigError, Contract
+from conformance.cli.common import fail
+from conformance.embedded import target_description
+from profiles import ConfigError
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
 from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, mint_token
 
 DEFAULT_KEYS = ".eris/keys"
 DEFAULT_DB = "eris-serve.db"
 DEFAULT_LOCAL_ROOT = "eris-deliveries"
-CONFIG_TOKEN_LIFETIME = 7 * 24 * 3600
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -117,11 +117,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     token.set_defaults(run=run_token)
 
 
-def _fail(message: str) -> int:
-    print(f"eris: {message}", file=sys.stderr)
-    return 2
-
-
 def _seed(spec: str) -> Any:
     from reference_impl.seed import seed_resources
 
@@ -177,7 +172,7 @@ def run_token(args: argparse.Namespace) -> int:
     try:
         keys = ApplicationKeys.load_or_create(args.keys)
     except (OSError, ValueError) as error:
-        return _fail(f"cannot use the key pair in {args.keys}: {error}")
+        return fail(f"cannot use the key pair in {args.keys}: {error}")
     rights = [] if args.no_report_right else [REPORT_RIGHT]
     print(
         mint_token(
@@ -185,34 +180,6 @@ def run_token(args: argparse.Namespace) -> int:
         )
     )
     return 0
-
-
-def target_description(base_url: str, contract: Contract, keys: ApplicationKeys, notify_urls: list[str]) -> str:
-    """The conformance target description (DESIGN.md) of a running server."""
-
-    def mint(subject: str, rights: list[str]) -> str:
-        return mint_token(
-            keys.private_key, subject=subject, rights=rights, lifetime_seconds=CONFIG_TOKEN_LIFETIME, key_id=keys.key_id
-        )
-
-    lines = [
-        "# written by eris serve --write-config",
-        "[target]",
-        f'base_url = "{base_url}"',
-        f'token = "{mint("eris-certify", [REPORT_RIGHT])}"',
-        f'token_without_report_right = "{mint("eris-certify-no-right", [])}"',
-        "",
-        "[installation]",
-        *(f'{key} = "{value}"' for key, value in contract.installation.values.items()),
-        "",
-        "[installation.namespaces]",
-        *(f'{key} = "{value}"' for key, value in contract.installation.namespace_keys.items()),
-        "",
-        "[features]",
-        f"notifications = {'true' if notify_urls else 'false'}",
-        "",
-    ]
-    return "\n".join(lines)
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -227,14 +194,18 @@ def run_serve(args: argparse.Namespace) -> int:
             source_change_every=args.source_changes,
             local_root=args.local_root,
             report_products=args.report_products,
-            deviations=_deviations(args.fault, args.variant),
         )
+        deviations = _deviations(args.fault, args.variant)
         if args.report_products < 0:
             raise ValueError(f"--report-products must be 0 or more, not {args.report_products}")
         settings.rate_per_second, settings.rate_burst = _rate(args.rate_limit)
         app = create_app(settings)
+        if deviations:
+            from reference_impl.deviations import install
+
+            install(app, settings, deviations)
     except (ValueError, OSError, ConfigError) as error:
-        return _fail(str(error))
+        return fail(str(error))
     try:
         return asyncio.run(_serve(app, args))
     except KeyboardInterrupt:
@@ -249,7 +220,7 @@ async def _serve(app: web.Application, args: argparse.Namespace) -> int:
         try:
             await site.start()
         except OSError as error:
-            return _fail(f"cannot listen on {args.host}:{args.port}: {error.strerror}")
+            return fail(f"cannot listen on {args.host}:{args.port}: {error.strerror}")
         host, port = runner.addresses[0][:2]
         base_url = f"http://{host}:{port}"
         if args.write_config:

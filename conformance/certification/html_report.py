@@ -11,12 +11,12 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from conformance.bodies import RecordedBody, recorded_body
-from conformance.certification import CONFORMANT, FAILING, STATUSES, TEST_OUTCOMES
+from conformance.certification.judgement import CONFORMANT, FAILING, STATUSES, TEST_OUTCOMES
 from conformance.traffic import Exchange
 
 if TYPE_CHECKING:
-    from conformance.certification import Certification, RequirementResult
-    from conformance.plugin import TestOutcome
+    from conformance.certification.judgement import Certification, RequirementResult
+    from conformance.outcomes import TestOutcome
 
 __all__ = ["to_html"]
 

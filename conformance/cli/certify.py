@@ -8,12 +8,10 @@ import sys
 from pathlib import Path
 
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue
+from conformance.settings import DEFAULT_EXAMPLES
 
 __all__ = ["add_commands"]
 
-DEFAULT_EXAMPLES = 20
-"""Examples per property of the property phase: a full run of the embedded reference implementation stays under
-90 s on two cores (bench/certify.py)."""
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from conformance.inputs import Payload, ReadProblem
-from conformance.issues import Issue, Severity
+from conformance.cli.inputs import Payload, ReadProblem
+from profiles.issues import Issue, Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note"}

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from conformance.cli.common import fail
+
 __all__ = ["add_commands"]
 
 ENV_TOKEN = "ERIS_TOKEN"
@@ -83,11 +85,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     report.set_defaults(run=run_report)
 
 
-def _fail(message: str, code: int = 2) -> int:
-    print(f"eris: {message}", file=sys.stderr)
-    return code
-
-
 def _progress(message: str) -> None:
     print(f"eris report: {message}", file=sys.stderr, flush=True)
 
@@ -96,11 +93,11 @@ def run_keygen(args: argparse.Namespace) -> int:
     from reports.keys import generate_key_pair, write_key_pair
 
     if args.bits < 2048:
-        return _fail(f"--bits {args.bits} is too small; use 4096 (the contract's recommendation)")
+        return fail(f"--bits {args.bits} is too small; use 4096 (the contract's recommendation)")
     try:
         write_key_pair(generate_key_pair(args.bits), Path(args.private_key), Path(args.public_key))
     except OSError as error:
-        return _fail(str(error))
+        return fail(str(error))
     print(f"private key: {args.private_key} (keep it; it opens this order's session key)")
     print(f"public key:  {args.public_key} (send it as publicKeyPem; make a new pair for the next order)")
     return 0
@@ -113,7 +110,7 @@ def run_receive(args: argparse.Namespace) -> int:
     try:
         receiver.start()
     except OSError as error:
-        return _fail(f"cannot listen on {args.host}:{args.port}: {error}")
+        return fail(f"cannot listen on {args.host}:{args.port}: {error}")
     print(
         f"eris receive: artifacts at {receiver.url}/reports/<name> (saved in {args.dir}), "
         f"notifications at {receiver.notification_url}; Ctrl-C stops",
@@ -169,22 +166,22 @@ def run_decrypt(args: argparse.Namespace) -> int:
 
     artifact = Path(args.artifact)
     if not artifact.is_file():
-        return _fail(f"{artifact}: no such file")
+        return fail(f"{artifact}: no such file")
     out = Path(args.out) if args.out else _decrypted_name(artifact, args.decompress)
     try:
         sealed = _session_key_argument(args.session_key)
         private_key = load_private_key(Path(args.private_key))
     except (OSError, ValueError) as error:
-        return _fail(str(error))
+        return fail(str(error))
     try:
         session = open_session_key(private_key, sealed)
         written = decrypt_artifact(artifact, session, out, transform=gunzip_chunks if args.decompress else None)
     except ArtifactRejected as rejected:
-        return _fail(f"rejected: {rejected}", 1)
+        return fail(f"rejected: {rejected}", 1)
     except ValueError as error:  # not gzip although --decompress
-        return _fail(str(error), 1)
+        return fail(str(error), 1)
     except OSError as error:
-        return _fail(str(error))
+        return fail(str(error))
     print(f"decrypted {artifact} -> {out} ({written:,} bytes; GCM tag verified)")
     return 0
 
@@ -212,11 +209,11 @@ def run_report(args: argparse.Namespace) -> int:
     from reports.receiver import Receiver
 
     if not 1 <= args.month <= 12:
-        return _fail(f"--month must be from 1 to 12, not {args.month}")
+        return fail(f"--month must be from 1 to 12, not {args.month}")
     try:
         base_url, token = _target(args)
     except ValueError as error:  # TargetError: unreadable description, no base URL
-        return _fail(str(error))
+        return fail(str(error))
     run_at = args.run_at or utc_now_text()
     order: dict[str, Any] = {
         "reportId": args.report_id,
@@ -241,13 +238,13 @@ def run_report(args: argparse.Namespace) -> int:
                 progress=_progress,
             )
     except OrderRefused as refused:
-        return _fail(f"the order was refused: {refused}", 1)
+        return fail(f"the order was refused: {refused}", 1)
     except ArtifactRejected as rejected:
-        return _fail(f"the delivered artifact was rejected: {rejected}", 1)
+        return fail(f"the delivered artifact was rejected: {rejected}", 1)
     except TimeoutError as error:
-        return _fail(str(error), 1)
+        return fail(str(error), 1)
     except (OSError, ValueError) as error:
-        return _fail(str(error), 1 if isinstance(error, ValueError) else 2)
+        return fail(str(error), 1 if isinstance(error, ValueError) else 2)
     print(
         f"saved {outcome.path}: {outcome.rows:,} rows, columns {', '.join(outcome.columns)} "
         f"(executionId {outcome.execution_id}; artifact {outcome.artifact_bytes:,} bytes, tag verified)"

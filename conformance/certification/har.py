@@ -13,7 +13,7 @@ from conformance.bodies import RecordedBody, recorded_body
 from conformance.traffic import Exchange
 
 if TYPE_CHECKING:
-    from conformance.certification import Certification
+    from conformance.certification.judgement import Certification
 
 __all__ = ["har_entry", "to_har"]
 
