@@ -16,23 +16,29 @@ every query or wait is a plain blocking call.
 from __future__ import annotations
 
 import asyncio
-import copy
 import errno
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
+
+from reports.receipts import (
+    NAME_PATTERN,
+    Delivery,
+    InboundExchange,
+    ReceiptLog,
+    check_delivery_name,
+    is_valid_delivery_name,
+)
 
 __all__ = [
     "CHUNK_SIZE",
@@ -46,10 +52,6 @@ __all__ = [
 
 CHUNK_SIZE = 1 << 20
 """Bytes read from an upload at a time: memory stays at one chunk whatever the size of the artifact."""
-
-NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,200}")
-"""Delivery names: one safe path segment. The length cap leaves room for the ``.N`` of repeats within the
-255-byte file-name limit of common file systems."""
 
 _START_TIMEOUT = 10.0
 _SHUTDOWN_TIMEOUT = 2.0
@@ -66,54 +68,6 @@ _BODY_SIZE_KEY = web.RequestKey("eris_body_size", int)
 
 class ReceiverStartError(OSError):
     """The receiver could not listen on its host and port (most often: the port is taken)."""
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """One artifact received and saved complete.
-
-    ``headers`` are the request headers, names in lower case; repeated headers are joined with ", ".
-    """
-
-    name: str
-    path: Path
-    size: int
-    sha256: str
-    headers: dict[str, str]
-    received_at: float
-
-
-@dataclass(frozen=True)
-class InboundExchange:
-    """One request the receiver answered, with its answer: the material of a HAR log.
-
-    ``request_body`` is kept for notifications only (small JSON); artifacts are on disk, so theirs is None.
-    ``request_body_size`` is the number of bytes the receiver read, or, for a body it did not read (a 404 or
-    405), the declared Content-Length, -1 when none was declared. Header names are in lower case.
-    """
-
-    started: float
-    duration: float
-    method: str
-    url: str
-    request_headers: dict[str, str]
-    request_body: bytes | None
-    request_body_size: int
-    status: int
-    response_headers: dict[str, str]
-    response_body: bytes
-
-
-def is_valid_delivery_name(name: str) -> bool:
-    """Whether ``name`` can name a delivery: one path segment of [A-Za-z0-9._-], neither "." nor ".."."""
-    return isinstance(name, str) and NAME_PATTERN.fullmatch(name) is not None and name not in {".", ".."}
-
-
-def _check_name(name: str) -> None:
-    if not is_valid_delivery_name(name):
-        raise ValueError(
-            f"invalid delivery name {name!r}: use 1 to 200 characters of A-Z, a-z, 0-9, '.', '_', '-' (not '.' or '..')"
-        )
 
 
 def _flatten_headers(headers: CIMultiDictProxy[str] | CIMultiDict[str]) -> dict[str, str]:
@@ -151,13 +105,7 @@ class Receiver:
         self._directory: Path | None = self._configured_directory
         self._temporary_directory = False
 
-        # One condition guards every record; the waits sleep on it until a handler notifies.
-        self._records = threading.Condition()
-        self._deliveries: list[Delivery] = []
-        self._notifications: list[dict[str, Any]] = []
-        self._exchanges: list[InboundExchange] = []
-        self._failures_left = 0
-        self._failure_status = 500
+        self._log = ReceiptLog()
 
         self._lifecycle = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -240,7 +188,7 @@ class Receiver:
 
     def delivery_url(self, name: str) -> str:
         """The URL a service POSTs the artifact of one order to. Raises ValueError for an invalid name."""
-        _check_name(name)
+        check_delivery_name(name)
         return f"{self.url}/reports/{name}"
 
     @property
@@ -252,27 +200,15 @@ class Receiver:
 
     def deliveries(self, name: str | None = None) -> list[Delivery]:
         """Every complete delivery (under ``name`` if given), repeats included, in arrival order."""
-        with self._records:
-            return [delivery for delivery in self._deliveries if name is None or delivery.name == name]
+        return self._log.deliveries(name)
 
     def wait_for_delivery(self, name: str, timeout: float) -> Delivery:
         """The first delivery under ``name``, waiting up to ``timeout`` seconds; TimeoutError if none arrives."""
-        _check_name(name)
-        url = self.delivery_url(name)
-        with self._records:
-            if not self._records.wait_for(lambda: any(d.name == name for d in self._deliveries), timeout):
-                received = sorted({delivery.name for delivery in self._deliveries})
-                raise TimeoutError(
-                    f"no report delivery arrived at {url} within {timeout:g} s "
-                    f"(deliveries received under other names: {', '.join(received) or 'none'}; "
-                    f"requests answered: {len(self._exchanges)})"
-                )
-            return next(delivery for delivery in self._deliveries if delivery.name == name)
+        return self._log.wait_for_delivery(name, timeout, self.delivery_url(name))
 
     def notifications(self) -> list[dict[str, Any]]:
         """Every notification received, in arrival order (copies: changing them changes no record)."""
-        with self._records:
-            return copy.deepcopy(self._notifications)
+        return self._log.notifications()
 
     def wait_for_notification(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]:
         """The first notification, received before or during the wait, for which ``predicate`` is true.
@@ -280,32 +216,11 @@ class Receiver:
         Waits up to ``timeout`` seconds; TimeoutError if none matches. An exception of the predicate propagates,
         so a predicate meant for malformed notifications too should use ``.get``.
         """
-        matched: list[dict[str, Any]] = []
-        examined = 0
-
-        def found() -> bool:
-            # Each notification goes through the predicate once, however often the condition wakes up.
-            nonlocal examined
-            while examined < len(self._notifications):
-                notification = self._notifications[examined]
-                examined += 1
-                if predicate(copy.deepcopy(notification)):
-                    matched.append(notification)
-                    return True
-            return False
-
-        with self._records:
-            if not self._records.wait_for(found, timeout):
-                raise TimeoutError(
-                    f"no notification matching the predicate arrived at {self.notification_url} within {timeout:g} s "
-                    f"({len(self._notifications)} notifications received)"
-                )
-            return copy.deepcopy(matched[0])
+        return self._log.wait_for_notification(predicate, timeout, self.notification_url)
 
     def exchanges(self) -> list[InboundExchange]:
         """Every request the receiver answered, with its answer, in the order the answers were sent."""
-        with self._records:
-            return list(self._exchanges)
+        return self._log.exchanges()
 
     def fail_next(self, count: int, status: int = 500) -> None:
         """Answer the next ``count`` requests, of any kind, with ``status`` instead of serving them.
@@ -313,13 +228,7 @@ class Receiver:
         Replaces any count still pending (0 cancels). The request body is read and discarded first, so the
         service sees a clean answer rather than a reset connection.
         """
-        if count < 0:
-            raise ValueError(f"count must be 0 or more, got {count}")
-        if not 400 <= status <= 599:
-            raise ValueError(f"a failure status must be 4xx or 5xx, got {status}")
-        with self._records:
-            self._failures_left = count
-            self._failure_status = status
+        self._log.fail_next(count, status)
 
     # Internals: lifecycle
 
@@ -385,10 +294,7 @@ class Receiver:
         request[_STARTED_KEY] = time.time()
         # The wall clock dates the exchange; durations come from the monotonic clock, which cannot jump.
         request[_STARTED_MONOTONIC_KEY] = time.monotonic()
-        with self._records:
-            status = self._failure_status if self._failures_left > 0 else None
-            if status is not None:
-                self._failures_left -= 1
+        status = self._log.take_failure()
         if status is None:
             return await handler(request)
         if request.path == "/notifications":
@@ -422,19 +328,17 @@ class Receiver:
             # A broken upload must never become a delivery.
             part.unlink(missing_ok=True)
             raise
-        with self._records:
-            target = self._free_target(directory, name)
-            part.replace(target)
-            delivery = Delivery(
-                name=name,
-                path=target,
-                size=size,
-                sha256=digest.hexdigest(),
-                headers=_flatten_headers(request.headers),
-                received_at=time.time(),
-            )
-            self._deliveries.append(delivery)
-            self._records.notify_all()
+        target = self._free_target(directory, name)  # no await until it is taken: no other upload can pick it
+        part.replace(target)
+        delivery = Delivery(
+            name=name,
+            path=target,
+            size=size,
+            sha256=digest.hexdigest(),
+            headers=_flatten_headers(request.headers),
+            received_at=time.time(),
+        )
+        self._log.add_delivery(delivery)
         return web.json_response({"received": size, "sha256": delivery.sha256})
 
     @staticmethod
@@ -459,9 +363,7 @@ class Receiver:
             raise web.HTTPBadRequest(
                 text=f"the notification body must be a JSON object, not a JSON {type(notification).__name__}\n"
             )
-        with self._records:
-            self._notifications.append(notification)
-            self._records.notify_all()
+        self._log.add_notification(notification)
         return web.json_response({"received": True})
 
     async def _record_exchange(self, request: web.Request, response: web.StreamResponse) -> None:
@@ -487,5 +389,4 @@ class Receiver:
             response_headers=_flatten_headers(response.headers),
             response_body=response_body if isinstance(response_body, bytes) else b"",
         )
-        with self._records:
-            self._exchanges.append(exchange)
+        self._log.add_exchange(exchange)
