@@ -129,7 +129,7 @@ def target_description(base_url: str, contract: Any, keys: Any, notify_urls: lis
     """The conformance target description (DESIGN.md) of a running reference implementation: its address,
     tokens minted with its application key `keys` (one with the report right, one without), the installation of
     its `contract`, and whether it pushes notifications."""
-    from reference_impl.auth import REPORT_RIGHT, mint_token
+    from reference_impl.tokens import REPORT_RIGHT, mint_token
 
     def mint(subject: str, rights: list[str]) -> str:
         return mint_token(

@@ -22,7 +22,7 @@ from profiles import Contract, load_contract
 from profiles.installation import INSTALLATION_OID_ARC
 from profiles.validator import Validator
 from reference_impl import reads, writes
-from reference_impl.auth import ApplicationKeys, AuthPolicy, TokenVerifier, auth_middleware
+from reference_impl.auth import AuthPolicy, auth_middleware
 from reference_impl.outbox import Backoff, Outbox, OutboxWorker, build_notification, create_schema, outbox_context
 from reference_impl.problems import PROBLEM_JSON, problem
 from reference_impl.ratelimit import RateLimiter, rate_limit_middleware
@@ -32,6 +32,7 @@ from reference_impl.report_worker import DEFAULT_DELIVERY_DEADLINE, ReportWorker
 from reference_impl.search import READ_PATHS, QueryBuilder, load_operations
 from reference_impl.state import SERVICE, Service
 from reference_impl.store import Store
+from reference_impl.tokens import ApplicationKeys, TokenVerifier
 
 log = logging.getLogger("eris.serve")
 OUTBOX_WORKER = web.AppKey("outbox_worker", OutboxWorker)

@@ -15,22 +15,19 @@ from aiohttp.test_utils import TestClient, TestServer
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from reference_impl.auth import (
+from reference_impl.auth import AuthPolicy, auth_middleware, claims_of, require_right
+from reference_impl.problems import PROBLEM_JSON, STATUS_TYPES, TITLES
+from reference_impl.tokens import (
     LEEWAY_SECONDS,
     REPORT_RIGHT,
     ApplicationKeys,
-    AuthPolicy,
     Claims,
     InvalidToken,
     TokenVerifier,
-    auth_middleware,
-    claims_of,
     key_id_of,
     mint_token,
     public_keys_from_pem_files,
-    require_right,
 )
-from reference_impl.problems import PROBLEM_JSON, STATUS_TYPES, TITLES
 
 NOW = 1_800_000_000.0
 

@@ -7,9 +7,10 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from reference_impl.auth import ApplicationKeys, TokenVerifier, auth_middleware, mint_token
+from reference_impl.auth import auth_middleware
 from reference_impl.problems import PROBLEM_JSON, STATUS_TYPES, TITLES
 from reference_impl.ratelimit import RateLimiter, rate_limit_middleware
+from reference_impl.tokens import ApplicationKeys, TokenVerifier, mint_token
 
 
 class FakeClock:

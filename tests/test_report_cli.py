@@ -18,9 +18,9 @@ import pytest
 from conformance.cli import main
 from conformance.embedded import target_description
 from reference_impl.app import APPLICATION_KEYS
-from reference_impl.auth import REPORT_RIGHT, mint_token
 from reference_impl.seed import OWN_ORGANIZATION_NIP
 from reference_impl.state import SERVICE
+from reference_impl.tokens import REPORT_RIGHT, mint_token
 from reports.compression import GzipWriter
 from reports.crypto import ArtifactEncryptor, SessionKey, seal_session_key
 from reports.keys import generate_key_pair, write_key_pair

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 from serve_fixtures import CONTRACT, PROBLEM_JSON, seed_of
 
-from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, TokenVerifier, public_keys_from_pem_files
+from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, TokenVerifier, public_keys_from_pem_files
 
 LISTENING = re.compile(r"listening on (http://127\.0\.0\.1:(\d+))")
 START_TIMEOUT = 20.0

@@ -22,10 +22,10 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from reference_impl.app import APPLICATION_KEYS
-from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, mint_token
 from reference_impl.outbox import Backoff
 from reference_impl.report_orders import REPORTS
 from reference_impl.seed import OWN_ORGANIZATION_NIP
+from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, mint_token
 from reports.delivery import EXECUTION_ID_HEADER
 from reports.receiver import Receiver
 from tests.serve_fixtures import RunningServer, assert_problem, running, seeded_settings

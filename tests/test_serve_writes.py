@@ -43,8 +43,8 @@ from serve_fixtures import (
 
 from profiles.validator import WRITE
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
-from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, mint_token
 from reference_impl.seed import OWN_ORGANIZATION_NIP, seed_resources
+from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, mint_token
 
 PARTIES = len(seed_of("Party"))
 EMPLOYER_OWNER = [{"type": "Party", "identifier": {"system": NIP_SYSTEM, "value": OWN_ORGANIZATION_NIP}}]

@@ -22,8 +22,8 @@ from conformance.strategies import (
 )
 from conformance.strategies.primitives import tokens
 from reference_impl.app import APPLICATION_KEYS
-from reference_impl.auth import REPORT_RIGHT, mint_token
 from reference_impl.seed import OWN_ORGANIZATION_NIP
+from reference_impl.tokens import REPORT_RIGHT, mint_token
 from tests.serve_fixtures import (
     CONTRACT,
     NIP_SYSTEM,

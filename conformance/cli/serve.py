@@ -14,7 +14,7 @@ from conformance.cli.common import fail
 from conformance.embedded import target_description
 from profiles import ConfigError
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
-from reference_impl.auth import REPORT_RIGHT, ApplicationKeys, mint_token
+from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, mint_token
 
 DEFAULT_KEYS = ".eris/keys"
 DEFAULT_DB = "eris-serve.db"

@@ -18,7 +18,6 @@ from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
 from reference_impl.app import APPLICATION_KEYS, REPORT_WORKER
-from reference_impl.auth import CLAIMS_KEY, REPORT_RIGHT, RIGHTS_CLAIM, mint_token
 from reference_impl.deviations import deviation
 from reference_impl.deviations._tools import (
     Handler,
@@ -31,6 +30,7 @@ from reference_impl.deviations._tools import (
 )
 from reference_impl.problems import PROBLEM_JSON, problem
 from reference_impl.report_orders import REPORTS
+from reference_impl.tokens import CLAIMS_KEY, REPORT_RIGHT, RIGHTS_CLAIM, mint_token
 from reports.artifact import ArtifactFigures
 from reports.crypto import NONCE_BYTES, TAG_BYTES, SessionKey
 from reports.delivery import DeliveryTarget

@@ -363,7 +363,8 @@ def parties_only_notified(app: web.Application, settings: Any) -> None:
 def token_on_every_endpoint(app: web.Application, settings: Any) -> None:
     """The service's own auth middleware, once more with the policy of every endpoint and the same keys."""
     from reference_impl.app import APPLICATION_KEYS
-    from reference_impl.auth import AuthPolicy, TokenVerifier, auth_middleware
+    from reference_impl.auth import AuthPolicy, auth_middleware
+    from reference_impl.tokens import TokenVerifier
 
     keys = app[APPLICATION_KEYS]
     verifier = TokenVerifier({keys.key_id: keys.public_key, **settings.trusted_keys})
