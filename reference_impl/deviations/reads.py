@@ -29,8 +29,6 @@ ConditionsChange = Callable[[Conditions, str, Query], list[Condition]]
 """change(the service's own conditions, resource type, query) -> the conditions the read then uses."""
 
 NOTHING = Condition("0 = 1")
-VALUE_SETS = "/v1/value-sets"
-DOCUMENT_CONTENT = "/v1/fixed-asset-documents/$document-content"
 
 
 # -- how these faults are made ----------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -25,12 +25,6 @@ from reference_impl.search import FilterError
 from reference_impl.state import SERVICE
 from reference_impl.store import Condition
 
-Query = Mapping[str, list[str]]
-Conditions = Callable[[str, Query], list[Condition]]
-ConditionsChange = Callable[[Conditions, str, Query], list[Condition]]
-"""change(the service's own conditions, resource type, query) -> the conditions the read then uses."""
-
-NOTHING = Condition("0 = 1")
 VALUE_SETS = "/v1/value-sets"
 DOCUMENT_CONTENT = "/v1/fixed-asset-documents/$document-content"
 
