@@ -5,9 +5,11 @@ encrypted artifact, confirmed by the integrator with a 2xx; notifications are pu
 The push address and transport are not shown, so the receiver takes what a conformance run or `eris receive`
 needs:
 
-- ``POST /reports/<name>``: an artifact, any content type, streamed to ``<directory>/<name>``; a repeated
-  delivery under the same name is kept beside it as ``<name>.2``, ``<name>.3``...
-- ``POST /notifications``: a JSON object, recorded.
+- ``POST /reports/<name>`` (or any path below it: the form of an http connectionString is open too): an
+  artifact, any content type, streamed to ``<directory>/<name>``; a repeated delivery under the same name is
+  kept beside it as ``<name>.2``, ``<name>.3``...
+- ``POST /notifications``, or a POST of a JSON object at any other path outside ``/reports/``: a
+  notification, recorded. A body that is not a JSON object is refused (400 at /notifications, 404 elsewhere).
 
 Callers are synchronous (pytest, the CLI), so the aiohttp server runs its own event loop in a daemon thread and
 every query or wait is a plain blocking call.
@@ -52,6 +54,9 @@ __all__ = [
 
 CHUNK_SIZE = 1 << 20
 """Bytes read from an upload at a time: memory stays at one chunk whatever the size of the artifact."""
+
+NOTIFICATION_PATH = "/notifications"
+"""Where `notification_url` points; a JSON object POSTed at any path outside /reports/ is recorded too."""
 
 _START_TIMEOUT = 10.0
 _SHUTDOWN_TIMEOUT = 2.0
@@ -194,7 +199,7 @@ class Receiver:
     @property
     def notification_url(self) -> str:
         """The URL a service pushes Notification resources to."""
-        return f"{self.url}/notifications"
+        return f"{self.url}{NOTIFICATION_PATH}"
 
     # Records and waits
 
@@ -272,7 +277,11 @@ class Receiver:
     async def _open(self, port: int) -> tuple[web.AppRunner, int]:
         app = web.Application(middlewares=[self._failure_middleware])
         app.router.add_post("/reports/{name}", self._receive_artifact)
-        app.router.add_post("/notifications", self._receive_notification)
+        # The contract leaves the form of an http connectionString open: a service may POST below the URL given.
+        app.router.add_post("/reports/{name}/{below:.+}", self._receive_artifact)
+        app.router.add_post(NOTIFICATION_PATH, self._receive_notification)
+        # The push address is not shown either: a JSON object pushed anywhere else is a notification too.
+        app.router.add_post("/{elsewhere:.*}", self._receive_pushed_elsewhere)
         app.on_response_prepare.append(self._record_exchange)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=_SHUTDOWN_TIMEOUT)
         await runner.setup()
@@ -297,7 +306,7 @@ class Receiver:
         status = self._log.take_failure()
         if status is None:
             return await handler(request)
-        if request.path == "/notifications":
+        if not request.path.startswith("/reports/"):
             body = await request.read()
             request[_BODY_KEY] = body
             request[_BODY_SIZE_KEY] = len(body)
@@ -352,19 +361,36 @@ class Receiver:
         return target
 
     async def _receive_notification(self, request: web.Request) -> web.Response:
+        notification = await self._read_json(request)
+        if not isinstance(notification, dict):
+            raise web.HTTPBadRequest(text=f"the notification body must be a JSON object, not {_kind(notification)}\n")
+        self._log.add_notification(notification)
+        return web.json_response({"received": True})
+
+    async def _receive_pushed_elsewhere(self, request: web.Request) -> web.Response:
+        if request.path == "/reports" or request.path.startswith("/reports/"):
+            raise web.HTTPNotFound(text="a delivery goes to /reports/<name>, a name of [A-Za-z0-9._-]\n")
+        try:
+            notification = await self._read_json(request)
+        except web.HTTPBadRequest:
+            notification = None
+        if not isinstance(notification, dict):
+            raise web.HTTPNotFound(
+                text=f"nothing is received at {request.path} but a notification (a JSON object); artifacts go to "
+                "/reports/<name>\n"
+            )
+        self._log.add_notification(notification)
+        return web.json_response({"received": True})
+
+    @staticmethod
+    async def _read_json(request: web.Request) -> Any:
         body = await request.read()
         request[_BODY_KEY] = body
         request[_BODY_SIZE_KEY] = len(body)
         try:
-            notification = json.loads(body)
+            return json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise web.HTTPBadRequest(text=f"the notification body is not valid JSON: {error}\n") from None
-        if not isinstance(notification, dict):
-            raise web.HTTPBadRequest(
-                text=f"the notification body must be a JSON object, not a JSON {type(notification).__name__}\n"
-            )
-        self._log.add_notification(notification)
-        return web.json_response({"received": True})
 
     async def _record_exchange(self, request: web.Request, response: web.StreamResponse) -> None:
         # on_response_prepare runs once the headers are final, so the log shows what was actually sent.
@@ -390,3 +416,7 @@ class Receiver:
             response_body=response_body if isinstance(response_body, bytes) else b"",
         )
         self._log.add_exchange(exchange)
+
+
+def _kind(value: Any) -> str:
+    return f"a JSON {type(value).__name__}" if value is not None else "JSON null"

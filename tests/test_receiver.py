@@ -255,6 +255,27 @@ def test_a_notification_that_is_not_a_json_object_gets_400(
     assert receiver.notifications() == []
 
 
+def test_a_json_object_pushed_to_any_other_path_is_a_notification(receiver: Receiver, client: httpx.Client) -> None:
+    # The push address is not shown by the contract: a service configured with another path must not fail.
+    assert client.post(f"{receiver.url}/hooks/eris", json=_notification("p1")).status_code == 200
+    assert client.post(f"{receiver.url}/", json=_notification("p2")).status_code == 200
+    assert client.post(f"{receiver.url}/hooks/eris", json=[_notification("p3")]).status_code == 404
+
+    assert [n["id"] for n in receiver.notifications()] == ["n-p1", "n-p2"]
+
+
+def test_an_artifact_posted_below_its_delivery_url_is_delivered_under_its_name(
+    receiver: Receiver, client: httpx.Client
+) -> None:
+    # The form of an http connectionString is open: a service may append a file name to the URL it was given.
+    response = client.post(f"{receiver.delivery_url('order-7')}/3f0c.parquet.enc", content=b"sealed")
+
+    assert response.status_code == 200
+    delivery = receiver.wait_for_delivery("order-7", timeout=1)
+    assert delivery.path.read_bytes() == b"sealed"
+    assert receiver.notifications() == []
+
+
 # Names, paths and methods
 
 

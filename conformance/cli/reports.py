@@ -33,8 +33,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     receive = commands.add_parser(
         "receive",
         help="receive report deliveries and notifications on a local HTTP endpoint",
-        description="Listen for POSTed report artifacts (at /reports/<name>) and Notifications (at /notifications), "
-        "save the artifacts in a folder and print each arrival, until Ctrl-C.",
+        description="Listen for POSTed report artifacts (at /reports/<name>, or below it) and Notifications (at "
+        "/notifications, or a JSON object POSTed at any other path), save the artifacts in a folder and print each "
+        "arrival, until Ctrl-C.",
     )
     receive.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     receive.add_argument("--port", type=int, default=8081, help="port; 0 picks a free one (default 8081)")
