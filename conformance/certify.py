@@ -25,21 +25,33 @@ import httpx
 import pytest
 
 from conformance.certification import (
+    CONFORMANT,
+    INCOMPLETE,
     NON_CONFORMANT,
     Certification,
     ExpectedFailures,
     certify,
     write_outputs,
 )
+from conformance.certification.document import certified_for
 from conformance.outcomes import TestOutcome
 from conformance.plugin import OUTCOMES
-from conformance.requirements import SUITE_DIR, load_catalogue, node_root
+from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
 from conformance.settings import DEFAULT_EXAMPLES
 from conformance.target import TargetError, load_target
 
-__all__ = ["EXIT_CONFORMANT", "EXIT_NON_CONFORMANT", "EXIT_UNUSABLE", "CertifyOptions", "RunError", "run_certify"]
+__all__ = [
+    "EXIT_CONFORMANT",
+    "EXIT_INCOMPLETE",
+    "EXIT_NON_CONFORMANT",
+    "EXIT_UNUSABLE",
+    "CertifyOptions",
+    "RunError",
+    "run_certify",
+]
 
-EXIT_CONFORMANT, EXIT_NON_CONFORMANT, EXIT_UNUSABLE = 0, 1, 2
+EXIT_CONFORMANT, EXIT_NON_CONFORMANT, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 3
+_EXIT_OF_VERDICT = {CONFORMANT: EXIT_CONFORMANT, NON_CONFORMANT: EXIT_NON_CONFORMANT, INCOMPLETE: EXIT_INCOMPLETE}
 OUTPUTS = ("certification.json", "report.html", "traffic.har", "junit.xml")
 PROBE_TIMEOUT = 10.0
 SHOWN_FAILURES = 10
@@ -143,6 +155,9 @@ def _certify(options: CertifyOptions) -> int:
         embedded=options.embedded,
         properties={"examples": options.examples, "seed": options.seed},
         deviations=(*options.faults, *options.variants),
+        features=target.features,
+        cited=_cited(options.suite_dir),
+        selection=_selection(options),
     )
     try:
         paths = write_outputs(certification, report_dir)
@@ -150,7 +165,24 @@ def _certify(options: CertifyOptions) -> int:
         raise RunError(f"cannot write the certification into {report_dir}: {error.strerror or error}") from None
     paths["junit.xml"] = report_dir / "junit.xml"
     _summary(certification, paths, options.out)
-    return EXIT_NON_CONFORMANT if certification.verdict == NON_CONFORMANT else EXIT_CONFORMANT
+    return _EXIT_OF_VERDICT[certification.verdict]
+
+
+def _cited(suite_dir: Path) -> dict[str, list[str]]:
+    """Every test of the suite citing each requirement, run or not: a MUST some of whose tests were left out
+    makes the run incomplete."""
+    try:
+        return coverage(suite_dir)
+    except ValueError as error:
+        raise RunError(str(error)) from None
+
+
+def _selection(options: CertifyOptions) -> str:
+    parts = [f"-k {options.keyword}"] if options.keyword else []
+    parts += [f"--requirement {requirement_id}" for requirement_id in options.requirements]
+    if options.examples == 0:
+        parts.append("--examples 0 (no property phase)")
+    return " ".join(parts)
 
 
 def _checked(options: CertifyOptions) -> ExpectedFailures:
@@ -351,6 +383,7 @@ def _quiet(quiet: bool) -> Iterator[None]:
 def _summary(c: Certification, paths: dict[str, Path], out: TextIO) -> None:
     counts, tests = c.counts, c.test_counts
     print(f"\neris certify: {c.verdict.upper()} — {c.base_url}", file=out)
+    print(f"  certified for: {certified_for(c)}" + (f"; selection: {c.selection}" if c.selection else ""), file=out)
     print(
         f"  requirements: {', '.join(f'{n} {status}' for status, n in counts.items())} (of {len(c.requirements)})",
         file=out,
@@ -366,15 +399,23 @@ def _summary(c: Certification, paths: dict[str, Path], out: TextIO) -> None:
     failed = [r for r in c.requirements if r.status == "failed"]
     for result in failed[:SHOWN_FAILURES]:
         mark = " (expected)" if result.expected else ""
-        line = _one_line(result.message)
-        line = line if len(line) <= 100 else line[:99] + "…"
-        print(f"  failed {result.requirement.level} {result.requirement.id}{mark}: {line}", file=out)
+        requirement = result.requirement
+        print(f"  failed {requirement.level} {requirement.id}{mark}: {_shortened(result.message)}", file=out)
     if len(failed) > SHOWN_FAILURES:
         print(f"  … and {len(failed) - SHOWN_FAILURES} more failed requirements: see report.html", file=out)
-    if c.unexpected_passes:
-        print(f"  listed as expected failures but passed: {', '.join(c.unexpected_passes)}", file=out)
+    incomplete = list(c.incomplete.items())
+    for requirement_id, why in incomplete[:SHOWN_FAILURES]:
+        print(f"  not exercised MUST {requirement_id}: {_shortened(why)}", file=out)
+    if len(incomplete) > SHOWN_FAILURES:
+        more = len(incomplete) - SHOWN_FAILURES
+        print(f"  … and {more} more MUST requirements not exercised: see report.html", file=out)
+    for entry in c.expected.expired:
+        print(f"  expected failure expired on {entry.until}: {entry.requirement_id} ({entry.reason})", file=out)
+    if c.fixed:
+        print(f"  fixed (listed as expected failures, but passed): {', '.join(c.fixed)}", file=out)
     if c.unmatched_expected:
-        print(f"  expected-failure entries matching nothing in this run: {', '.join(c.unmatched_expected)}", file=out)
+        unmatched = ", ".join(c.unmatched_expected)
+        print(f"  expected-failure entries naming no catalogue requirement: {unmatched}", file=out)
     if c.unknown:
         unknown = list(c.unknown)
         more = f" and {len(unknown) - SHOWN_FAILURES} more" if len(unknown) > SHOWN_FAILURES else ""
@@ -384,6 +425,11 @@ def _summary(c: Certification, paths: dict[str, Path], out: TextIO) -> None:
             file=out,
         )
     print("  outputs: " + ", ".join(str(paths[name]) for name in OUTPUTS if name in paths), file=out)
+
+
+def _shortened(text: str) -> str:
+    line = _one_line(text)
+    return line if len(line) <= 100 else line[:99] + "…"
 
 
 def _one_line(text: str) -> str:

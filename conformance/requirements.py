@@ -15,6 +15,7 @@ from pathlib import Path
 
 __all__ = [
     "CATALOGUE",
+    "FEATURES",
     "LEVELS",
     "SUITE_DIR",
     "Requirement",
@@ -29,6 +30,9 @@ LEVELS = ("MUST", "SHOULD", "INFO")
 """MUST: the contract fixes it; SHOULD: it recommends it; INFO: it says it is not shown (never a failure)."""
 _ID = re.compile(r"ERIS-[A-Z0-9]+(?:-[A-Z0-9]+)*-[0-9]{3}")
 _FIELDS = ("id", "section", "text", "level")
+FEATURES = ("notifications",)
+"""Optional features a target declares in its description ([features]): what the contract has an implementation do,
+but leaves the means open so that a suite cannot always exercise it (notifications: the push address is not shown)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ class Requirement:
     section: str
     text: str
     level: str
+    feature: str | None = None
+    """The optional feature the requirement belongs to (FEATURES); None: every implementation."""
 
 
 def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
@@ -61,17 +67,20 @@ def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
         for name in _FIELDS:
             if not isinstance(row.get(name), str) or not row[name].strip():
                 raise ValueError(f"{where}: {name} must be a non-empty string")
-        extra = sorted(set(row) - set(_FIELDS))
+        extra = sorted(set(row) - {*_FIELDS, "feature"})
         if extra:
             raise ValueError(f"{where} ({row['id']}): unknown field(s) {', '.join(extra)}")
         if not _ID.fullmatch(row["id"]):
             raise ValueError(f"{where}: id {row['id']!r} is not of the form ERIS-<AREA>-<NNN>")
         if row["level"] not in LEVELS:
             raise ValueError(f"{where} ({row['id']}): level must be one of {', '.join(LEVELS)}, not {row['level']!r}")
+        if "feature" in row and row["feature"] not in FEATURES:
+            known = ", ".join(FEATURES)
+            raise ValueError(f"{where} ({row['id']}): feature must be one of {known}, not {row['feature']!r}")
         if row["id"] in seen:
             raise ValueError(f"{where}: id {row['id']} is given twice")
         seen.add(row["id"])
-        found.append(Requirement(row["id"], row["section"], row["text"], row["level"]))
+        found.append(Requirement(row["id"], row["section"], row["text"], row["level"], row.get("feature")))
     return found
 
 

@@ -38,6 +38,11 @@ class Target:
     delivery_timeout: float = 60.0
     """Seconds a report delivery or a notification is waited for, after runAt."""
 
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The optional features (conformance.requirements.FEATURES) the target declares."""
+        return ("notifications",) if self.notifications else ()
+
 
 def load_target(
     path: Path | str | None = None,

@@ -11,7 +11,8 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from conformance.bodies import RecordedBody, recorded_body
-from conformance.certification.judgement import CONFORMANT, FAILING, STATUSES, TEST_OUTCOMES
+from conformance.certification.document import certified_for
+from conformance.certification.judgement import FAILING, STATUSES, TEST_OUTCOMES
 from conformance.traffic import Exchange
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ main{max-width:1180px;margin:0 auto;padding:0 20px 40px}
 header.verdict{padding:22px 20px;color:#fff}
 header.verdict h1{margin:0;font-size:30px;letter-spacing:.5px}
 header.verdict p{margin:6px 0 0;font-size:16px}
-.conformant{background:#1f7a3d}.non-conformant{background:#b3261e}
+.conformant{background:#1f7a3d}.non-conformant{background:#b3261e}.incomplete{background:#8a5a00}
 h2{margin:30px 0 10px;font-size:21px;border-bottom:1px solid #d5d9e0;padding-bottom:4px}
 h3{margin:18px 0 6px;font-size:16px;word-break:break-all}
 table{border-collapse:collapse;width:100%;background:#fff}
@@ -44,7 +45,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;margin:
 dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-all}
 .badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;font-weight:600;white-space:nowrap}
 .s-passed{background:#d8f0df;color:#14532d}.s-failed,.s-error{background:#fbd9d6;color:#7f1d1d}
-.s-skipped{background:#fdf0c4;color:#6b4f00}.s-not-tested{background:#e4e7ec;color:#384152}
+.s-skipped{background:#fdf0c4;color:#6b4f00}.s-not-tested,.s-not-applicable{background:#e4e7ec;color:#384152}
 .s-expected{background:#e6dcf7;color:#4c1d95}
 .counts td,.counts th{text-align:center}
 ul.tests{margin:0;padding-left:16px;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;
@@ -63,7 +64,7 @@ article.failure{background:#fff;border:1px solid #d5d9e0;padding:4px 14px 12px;m
 
 def to_html(certification: Certification) -> str:
     c = certification
-    verdict = "Conformant" if c.verdict == CONFORMANT else "Non-conformant"
+    verdict = c.verdict.capitalize()
     target = c.base_url + (" (the embedded reference implementation)" if c.embedded else "")
     parts = [
         "<!DOCTYPE html>",
@@ -87,12 +88,15 @@ def _facts(c: Certification) -> str:
     duration = (c.finished - c.started).total_seconds()
     rows = [
         ("Target", c.base_url),
+        ("Certified for", certified_for(c)),
+        *([("Selection", c.selection)] if c.selection else []),
         ("Suite", f"eris {c.version}"),
         ("Started", c.started.isoformat(timespec="seconds")),
         ("Finished", f"{c.finished.isoformat(timespec='seconds')} ({duration:.1f} s)"),
         (
             "Verdict rule",
-            "conformant when no MUST requirement failed (INFO never fails; listed expected failures do not count)",
+            "non-conformant when a MUST requirement failed (INFO never fails; listed expected failures do not count); "
+            "else incomplete when an applicable MUST requirement was not exercised; else conformant",
         ),
     ]
     items = "".join(f"<dt>{escape(name)}</dt><dd>{escape(value)}</dd>" for name, value in rows)
@@ -119,12 +123,29 @@ def _counts(c: Certification) -> str:
 def _lists(c: Certification) -> str:
     sections = [
         ("MUST requirements failed", c.failed_must, "", True),
-        ("Failed as expected (listed in the expected failures)", c.expected_failures, "", True),
-        ("Listed as expected failures, but passed", c.unexpected_passes, "Remove them from the list.", False),
         (
-            "Expected-failure entries that match nothing in this run",
+            "MUST requirements not exercised (the verdict is incomplete)",
+            [f"{key}: {why}" for key, why in c.incomplete.items()],
+            "",
+            False,
+        ),
+        (
+            "Failed as expected (listed in the expected failures)",
+            [f"{e.requirement_id}: {e.reason}" for e in c.expected_failures],
+            "",
+            False,
+        ),
+        (
+            "Expected failures that expired (they count again)",
+            [f"{e.requirement_id}: {e.reason} (until {e.until})" for e in c.expected.expired],
+            "",
+            False,
+        ),
+        ("Listed as expected failures, but passed: fixed", c.fixed, "Remove them from the list.", True),
+        (
+            "Expected-failure entries that name no catalogue requirement",
             c.unmatched_expected,
-            "Neither a catalogue requirement nor a test that ran.",
+            "A typo, or a requirement withdrawn from the catalogue.",
             False,
         ),
         (

@@ -21,7 +21,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         description="Run the conformance suite against an implementation and write certification.json, "
         "report.html, traffic.har and junit.xml. Without --target or --config, the embedded reference "
         "implementation is started and certified. Exit 0: conformant; 1: non-conformant (a MUST requirement "
-        "failed); 2: the run could not be made (bad options or description, target unreachable).",
+        "failed); 2: the run could not be made (bad options or description, target unreachable); 3: incomplete "
+        "(no MUST failed, but an applicable MUST requirement was skipped, deselected or not exercised).",
     )
     certify.add_argument("--target", metavar="URL", help="base URL of the implementation, without /v1")
     certify.add_argument(
@@ -34,7 +35,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     certify.add_argument(
         "--expected-failures",
         metavar="FILE",
-        help="requirement ids or test node ids known to fail, one a line (# comments): reported, not counted",
+        help="requirements known to fail, one a line as `ERIS-XXX-NNN: reason` with an optional "
+        "`(until YYYY-MM-DD)`: reported, not counted",
     )
     certify.add_argument(
         "--delivery-timeout",

@@ -1,0 +1,253 @@
+"""The certification of one run: each catalogue requirement judged from the outcomes of the tests citing it, and
+the verdict.
+
+Rules (DESIGN.md, "Certification outputs"):
+
+- a requirement of an optional feature the target does not declare is `not-applicable`;
+- a requirement no test cites, or whose tests did not run, is `not-tested`; one whose tests were all
+  skipped is `skipped`; one any of whose tests failed or errored is `failed`; else `passed`;
+- an INFO requirement is never `failed`: the contract says the thing is not shown, so a failing test of it
+  is an observation, reported as `skipped` with the test's message;
+- a failure of a requirement listed in the expected failures (with a reason, not expired) is reported with
+  `expected: true` and does not count against the verdict; a listed requirement that passed is reported `fixed`;
+- the verdict is `non-conformant` when a MUST requirement failed other than as expected; else `incomplete`
+  when an applicable MUST requirement was not exercised (skipped, not tested, or some of the tests citing it
+  were deselected); else `conformant`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from conformance.certification.expected import ExpectedFailure, ExpectedFailures
+from conformance.outcomes import TestOutcome
+from conformance.requirements import Requirement
+from conformance.settings import suite_version
+
+FORMAT = "eris-certification/1"
+CONFORMANT, INCOMPLETE, NON_CONFORMANT = "conformant", "incomplete", "non-conformant"
+VERDICTS = (CONFORMANT, INCOMPLETE, NON_CONFORMANT)
+PASSED, FAILED, SKIPPED, NOT_TESTED, NOT_APPLICABLE = "passed", "failed", "skipped", "not-tested", "not-applicable"
+STATUSES = (PASSED, FAILED, SKIPPED, NOT_TESTED, NOT_APPLICABLE)
+TEST_OUTCOMES = ("passed", "failed", "error", "skipped")
+FAILING = ("failed", "error")
+INFO_NOTE = "informational: the contract does not fix this, so a failing test is an observation, never a failure"
+FIXED_NOTE = "listed as an expected failure, but passed: fixed"
+
+
+@dataclass
+class RequirementResult:
+    requirement: Requirement
+    status: str
+    tests: list[TestOutcome] = field(default_factory=list)
+    message: str = ""
+    expected: bool = False
+    """Failed, and the requirement is listed as an expected failure."""
+    note: str = ""
+    deselected: list[str] = field(default_factory=list)
+    """Tests citing the requirement that this run did not run (left out by -k or --requirement)."""
+
+    @property
+    def counts_against(self) -> bool:
+        """Whether this result makes the run non-conformant."""
+        return self.requirement.level == "MUST" and self.status == FAILED and not self.expected
+
+    @property
+    def unexercised(self) -> str:
+        """Why an applicable MUST requirement was not fully exercised ("" when it was, or it is not a MUST)."""
+        if self.requirement.level != "MUST" or self.status in (FAILED, NOT_APPLICABLE):
+            return ""
+        if self.status == SKIPPED:
+            return f"every test was skipped: {self.message}"
+        if self.status == NOT_TESTED:
+            return (
+                f"not run in this selection ({_tests(len(self.deselected))} deselected)"
+                if self.deselected
+                else ("no test of the suite cites it")
+            )
+        if self.deselected:
+            return f"{_tests(len(self.deselected))} citing it deselected"
+        return ""
+
+
+@dataclass
+class Certification:
+    base_url: str
+    started: datetime
+    finished: datetime
+    requirements: list[RequirementResult]
+    outcomes: list[TestOutcome]
+    expected: ExpectedFailures = field(default_factory=ExpectedFailures)
+    embedded: bool = False
+    """The target is the reference implementation started by `eris certify` itself."""
+    properties: dict[str, Any] = field(default_factory=dict)
+    """The property phase's budget: {"examples": N, "seed": S} (a rerun with this seed sends the same requests)."""
+    deviations: tuple[str, ...] = ()
+    """Faults and variants the embedded reference implementation ran with (measuring the suite)."""
+    features: tuple[str, ...] = ()
+    """Optional features the target declares; requirements of the others are not applicable."""
+    selection: str = ""
+    """How the run was narrowed (-k, --requirement); "" for the whole suite."""
+    version: str = field(default_factory=suite_version)
+    unknown: dict[str, list[str]] = field(default_factory=dict)
+    """Requirement ids cited by tests that ran but absent from the catalogue -> those tests' node ids."""
+
+    @property
+    def verdict(self) -> str:
+        if any(result.counts_against for result in self.requirements):
+            return NON_CONFORMANT
+        return INCOMPLETE if self.incomplete else CONFORMANT
+
+    @property
+    def incomplete(self) -> dict[str, str]:
+        """Applicable MUST requirements not fully exercised -> why."""
+        return {r.requirement.id: r.unexercised for r in self.requirements if r.unexercised}
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Requirements per status."""
+        return {status: sum(result.status == status for result in self.requirements) for status in STATUSES}
+
+    @property
+    def test_counts(self) -> dict[str, int]:
+        return {outcome: sum(test.outcome == outcome for test in self.outcomes) for outcome in TEST_OUTCOMES}
+
+    @property
+    def failed_must(self) -> list[str]:
+        return [result.requirement.id for result in self.requirements if result.counts_against]
+
+    @property
+    def expected_failures(self) -> list[ExpectedFailure]:
+        """Listed requirements that failed, as expected."""
+        return [
+            entry
+            for r in self.requirements
+            if r.status == FAILED and r.expected and (entry := self.expected.entry(r.requirement.id))
+        ]
+
+    @property
+    def fixed(self) -> list[str]:
+        """Listed requirements that passed: the list is out of date."""
+        return [
+            r.requirement.id for r in self.requirements if r.status == PASSED and r.requirement.id in self.expected.ids
+        ]
+
+    @property
+    def unmatched_expected(self) -> list[str]:
+        """Listed requirement ids that are not in the catalogue (a typo, or a requirement withdrawn)."""
+        known = {result.requirement.id for result in self.requirements}
+        return [entry for entry in self.expected.ids if entry not in known]
+
+    @property
+    def uncited(self) -> list[TestOutcome]:
+        """Tests that name no requirement: they count for no requirement and so never for the verdict."""
+        return [test for test in self.outcomes if not test.requirements]
+
+    def test_expected(self, test: TestOutcome, requirement_id: str | None = None) -> bool:
+        """Whether a failing test is excused by the expected failures: as evidence against `requirement_id`, or
+        (None) against every requirement it cites."""
+        if requirement_id is not None:
+            return test.outcome_for(requirement_id) in FAILING and self.expected.covers(requirement_id)
+        return (
+            test.outcome in FAILING
+            and bool(test.requirements)
+            and all(self.expected.covers(r) for r in test.requirements if test.outcome_for(r) in FAILING)
+        )
+
+    def test_counts_against(self, test: TestOutcome) -> bool:
+        """Whether this test's failure is one that makes the run non-conformant."""
+        failed = set(self.failed_must)
+        return test.outcome in FAILING and any(
+            r in failed and test.outcome_for(r) in FAILING and not self.expected.covers(r) for r in test.requirements
+        )
+
+
+def certify(
+    catalogue: Iterable[Requirement],
+    outcomes: Iterable[TestOutcome],
+    *,
+    base_url: str,
+    started: datetime,
+    finished: datetime,
+    expected: ExpectedFailures | None = None,
+    embedded: bool = False,
+    version: str | None = None,
+    properties: dict[str, Any] | None = None,
+    deviations: tuple[str, ...] = (),
+    features: Iterable[str] = (),
+    cited: Mapping[str, list[str]] | None = None,
+    selection: str = "",
+) -> Certification:
+    """Judge every catalogue requirement from the outcomes of the tests that ran.
+
+    `cited`: requirement id -> node ids (without parameters) of every test of the suite citing it, whether run or
+    not (conformance.requirements.coverage); the ones that did not run make a MUST requirement not fully exercised.
+    None: nothing is known of tests that did not run."""
+    expected = expected or ExpectedFailures()
+    tests = list(outcomes)
+    catalogue = list(catalogue)
+    declared = tuple(sorted(set(features)))
+    by_requirement: dict[str, list[TestOutcome]] = {}
+    for test in tests:
+        for requirement_id in test.requirements:
+            by_requirement.setdefault(requirement_id, []).append(test)
+    ran = {test.nodeid.split("[", 1)[0] for test in tests}
+    known = {requirement.id for requirement in catalogue}
+    results = []
+    for requirement in catalogue:
+        result = _judge(requirement, by_requirement.get(requirement.id, []), expected, declared)
+        result.deselected = [nodeid for nodeid in (cited or {}).get(requirement.id, []) if nodeid not in ran]
+        results.append(result)
+    return Certification(
+        base_url=base_url,
+        started=started,
+        finished=finished,
+        requirements=results,
+        outcomes=tests,
+        expected=expected,
+        embedded=embedded,
+        version=version or suite_version(),
+        properties=properties or {},
+        deviations=deviations,
+        features=declared,
+        selection=selection,
+        unknown={
+            requirement_id: [test.nodeid for test in cited_by]
+            for requirement_id, cited_by in sorted(by_requirement.items())
+            if requirement_id not in known
+        },
+    )
+
+
+def _judge(
+    requirement: Requirement, tests: list[TestOutcome], expected: ExpectedFailures, features: tuple[str, ...]
+) -> RequirementResult:
+    result = RequirementResult(requirement, NOT_TESTED, tests)
+    failing = [test for test in tests if test.outcome_for(requirement.id) in FAILING]
+    if requirement.feature and requirement.feature not in features and not failing:
+        result.status = NOT_APPLICABLE
+        result.note = f"the target does not declare the optional feature {requirement.feature}"
+    elif failing:
+        result.message = failing[0].message_for(requirement.id)
+        if requirement.level == "INFO":
+            result.status, result.note = SKIPPED, INFO_NOTE
+        else:
+            result.status, result.expected = FAILED, expected.covers(requirement.id)
+            if entry := expected.entry(requirement.id):
+                excused = "expected failure" if result.expected else f"the expected failure expired on {entry.until}"
+                result.note = f"{excused}: {entry.reason}"
+    elif any(test.outcome_for(requirement.id) == "passed" for test in tests):
+        result.status = PASSED
+        if requirement.id in expected.ids:
+            result.note = FIXED_NOTE
+    elif tests:
+        result.status = SKIPPED
+        result.message = tests[0].message
+    return result
+
+
+def _tests(count: int) -> str:
+    return f"{count} test{'' if count == 1 else 's'}"
