@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from profiles.installation import INSTALLATION_OID_ARC, Installation, load_installation
+from profiles.limits import Limits, LimitsError, load_limits
 
 PROFILES_DIR = Path(__file__).parent
 
@@ -89,6 +90,7 @@ class Contract:
     operations: Mapping[str, Mapping[str, Any]]
     profiles_by_url: Mapping[str, Profile]
     not_shown_types: frozenset[str]
+    limits: Limits
 
     def profiles_of(self, resource_type: str) -> tuple[Profile, ...]:
         return tuple(p for p in self.profiles.values() if p.resource_type == resource_type)
@@ -116,6 +118,20 @@ def _value_set_index(resource: Mapping[str, Any]) -> ValueSetIndex:
         previous = systems.get(include["system"], frozenset())
         systems[include["system"]] = None if codes is None or previous is None else previous | codes
     return ValueSetIndex(url=resource["url"], systems=systems)
+
+
+def _operation(definition: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """The operation with the bounds of each parameter that names a row of the Limits table (`"limit"`)."""
+    for parameter in definition["parameter"]:
+        if "limit" in parameter:
+            if "minimum" in parameter or "maximum" in parameter:
+                raise LimitsError(
+                    f"operation {definition['id']}: parameter {parameter['name']} takes its bounds from limits.json; "
+                    "it must not state its own"
+                )
+            bounds = limits.bounds(parameter["limit"])
+            parameter.update(minimum=bounds.minimum, maximum=bounds.maximum)
+    return definition
 
 
 def _profile(definition: Mapping[str, Any], namespaces: Mapping[str, Namespace]) -> Profile:
@@ -187,9 +203,10 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
             rules = _resource_rules(fill(_read_json(path)), base)
             resources[rules.resource_type] = rules
 
+    limits = load_limits(root / "limits.json")
     operations = {}
     for path in sorted((root / "operations").glob("*.json")):
-        operation = fill(_read_json(path))
+        operation = _operation(fill(_read_json(path)), limits)
         operations[operation["id"]] = operation
 
     return Contract(
@@ -202,4 +219,5 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
         operations=operations,
         profiles_by_url={profile.url: profile for profile in profiles.values()},
         not_shown_types=frozenset(_read_json(root / "not-shown.json")["resourceTypes"]),
+        limits=limits,
     )

@@ -61,7 +61,7 @@ def _public_key_problem(pem: str, recommended_bits: int) -> Finding | None:
 
 def public_key_pem(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
     if isinstance(value, str):
-        problem = _public_key_problem(value, int(spec.get("recommendedBits", 4096)))
+        problem = _public_key_problem(value, ctx.contract.limits.recommended_rsa_bits)
         if problem is not None:
             yield problem
 

@@ -24,6 +24,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
+from profiles.limits import LIMITS
 from profiles.report_rules import parse_datetime
 from reference_impl.auth import require_right
 from reference_impl.problems import problem
@@ -122,8 +123,9 @@ def _public_key(pem: str) -> RSAPublicKey:
         raise Rejected(
             problem(
                 400,
-                f"publicKeyPem is an RSA key of {key.key_size} bits: too small to seal the 44-byte session key "
-                f"with RSA-OAEP SHA-256 (at least {min_rsa_bits_for_session_key()} bits; 4096 are recommended)",
+                f"publicKeyPem is an RSA key of {key.key_size} bits: too small to seal the "
+                f"{LIMITS.session_key_bytes}-byte session key with RSA-OAEP SHA-256 (at least "
+                f"{min_rsa_bits_for_session_key()} bits; {LIMITS.recommended_rsa_bits} are recommended)",
                 parameter="publicKeyPem",
             )
         )
