@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from profiles.limits import LIMITS
-from profiles.report_rules import parse_datetime
+from profiles.report_rules import parse_datetime, unchosen_report
 from reference_impl.auth import require_right
 from reference_impl.problems import problem
 from reference_impl.report_data import report_data
@@ -108,12 +108,10 @@ async def order_report(request: web.Request, service: Service) -> web.Response:
 
 
 def _check_report_id(service: Service, order: dict[str, Any]) -> None:
-    report_id = order.get("reportId")
-    if report_id is None:
-        why = "only groupId is given, and groupId does not choose a report" if "groupId" in order else "no reportId"
-        raise Rejected(problem(404, f"report type not found: {why}"))
-    if not isinstance(report_id, str) or report_id not in service.contract.operations:
-        raise Rejected(problem(404, f"report type not found: {report_id!r}"))
+    # this installation produces every report of the contract, so the validator's rule decides the 404
+    unchosen = unchosen_report(order, service.contract.operations)
+    if unchosen is not None:
+        raise Rejected(problem(404, f"report type not found: {unchosen.message}"))
 
 
 def _public_key(pem: str) -> RSAPublicKey:
