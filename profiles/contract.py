@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,18 @@ class Contract:
 def _read_json(path: Path) -> Any:
     with path.open(encoding="utf-8") as handle:
         return json.load(handle)
+
+
+@cache
+def value_set_codes(value_set_id: str) -> frozenset[str]:
+    """Every code of the terminology's value set `value_set_id`: for code lists a consumer needs without an
+    installation at hand (codes carry no placeholder; only the systems do)."""
+    resources = [_read_json(path) for path in sorted((PROFILES_DIR / "terminology").rglob("*.json"))]
+    found = [resource for resource in resources if resource["id"] == value_set_id]
+    if len(found) != 1:
+        raise LookupError(f"the terminology has {len(found)} value sets with id {value_set_id!r}, not one")
+    includes = found[0].get("compose", {}).get("include", [])
+    return frozenset(concept["code"] for include in includes for concept in include.get("concept", []))
 
 
 def _value_set_index(resource: Mapping[str, Any]) -> ValueSetIndex:
