@@ -1,6 +1,7 @@
 """Rules of the contract kept once in profiles/ and used by each consumer: which report an order chooses
-(the validator's rule decides the service's 404) and the workflow codes of fixed-asset documents (the
-terminology's value set, read by the service and the suite)."""
+(the validator's rule decides the service's 404), the workflow codes of fixed-asset documents (the
+terminology's value set, read by the service and the suite) and the report formats (the schema's, offered
+by eris report)."""
 
 import json
 from types import SimpleNamespace
@@ -9,12 +10,14 @@ import pytest
 
 import conformance.suite._writes as suite_writes
 import reference_impl.writes as service_writes
+from conformance.cli import build_parser
 from profiles import load_contract
 from profiles.contract import PROFILES_DIR, value_set_codes
 from profiles.report_rules import unchosen_report
 from profiles.validator import Validator
 from reference_impl.report_orders import _check_report_id
 from reference_impl.writes import Rejected
+from schemas import load_schemas
 
 CONTRACT = load_contract()
 VALIDATOR = Validator(CONTRACT)
@@ -73,3 +76,12 @@ def test_the_workflow_codes_are_those_the_binding_of_fixed_asset_documents_names
 def test_a_value_set_id_that_is_not_one_set_of_the_terminology_is_an_error():
     with pytest.raises(LookupError, match="0 value sets"):
         value_set_codes("no-such-value-set")
+
+
+def test_eris_report_offers_the_formats_of_the_report_order_schema(capsys):
+    formats = load_schemas()["ReportOrder"]["properties"]["format"]["enum"]
+    order = ["report", "--company", "5260250274", "--year", "2024", "--month", "1", "--format"]
+    assert [build_parser().parse_args([*order, f]).format for f in formats] == formats
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*order, "xml"])
+    assert "invalid choice: 'xml'" in capsys.readouterr().err

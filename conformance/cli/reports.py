@@ -13,6 +13,7 @@ from typing import Any
 
 from conformance.cli.common import fail
 from profiles.limits import LIMITS
+from schemas import load_schemas
 
 __all__ = ["add_commands"]
 
@@ -78,7 +79,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     report.add_argument("--company", required=True, metavar="NIP", help="parameter CompanyTaxNo")
     report.add_argument("--year", required=True, type=int, help="parameter Year")
     report.add_argument("--month", required=True, type=int, help=f"parameter Month, {LIMITS.month}")
-    report.add_argument("--format", choices=("parquet", "csv"), default="parquet")
+    formats = load_schemas()["ReportOrder"]["properties"]["format"]["enum"]
+    report.add_argument("--format", choices=formats, default="parquet")
     report.add_argument("--compression", action="store_true", help="ask for compression before encryption")
     report.add_argument("--run-at", metavar="ISO", help="runAt in UTC (default now)")
     report.add_argument(
