@@ -28,6 +28,7 @@ from conformance.outcomes import Findings, TestOutcome
 from conformance.settings import DEFAULT_EXAMPLES
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_response
+from profiles.limits import LIMITS
 
 __all__ = ["OUTCOMES", "Api", "Findings", "PropertyBudget", "TestOutcome"]
 
@@ -38,7 +39,7 @@ REQUIREMENTS_PROPERTY = "eris_requirements"
 EXCHANGES_PROPERTY = "eris_exchanges"
 FINDINGS_PROPERTY = "eris_findings"
 MAX_RETRY_AFTER = 30.0
-DEFAULT_COUNT = 20  # the contract's default of `count` on every list read (ERIS-LIMIT-001)
+DEFAULT_COUNT = LIMITS.count_default  # a page shorter than the default count ends a read (ERIS-LIMIT-001)
 READ_ALL_PAGE = 100
 READ_ALL_LIMIT = 20_000
 REPORTS_PATH = "/v1/reports"

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from profiles.installation import INSTALLATION_OID_ARC, Installation, load_installation
+from profiles.limits import Limits, LimitsError, load_limits
 
 PROFILES_DIR = Path(__file__).parent
 
@@ -89,6 +91,7 @@ class Contract:
     operations: Mapping[str, Mapping[str, Any]]
     profiles_by_url: Mapping[str, Profile]
     not_shown_types: frozenset[str]
+    limits: Limits
 
     def profiles_of(self, resource_type: str) -> tuple[Profile, ...]:
         return tuple(p for p in self.profiles.values() if p.resource_type == resource_type)
@@ -108,6 +111,18 @@ def _read_json(path: Path) -> Any:
         return json.load(handle)
 
 
+@cache
+def value_set_codes(value_set_id: str) -> frozenset[str]:
+    """Every code of the terminology's value set `value_set_id`: for code lists a consumer needs without an
+    installation at hand (codes carry no placeholder; only the systems do)."""
+    resources = [_read_json(path) for path in sorted((PROFILES_DIR / "terminology").rglob("*.json"))]
+    found = [resource for resource in resources if resource["id"] == value_set_id]
+    if len(found) != 1:
+        raise LookupError(f"the terminology has {len(found)} value sets with id {value_set_id!r}, not one")
+    includes = found[0].get("compose", {}).get("include", [])
+    return frozenset(concept["code"] for include in includes for concept in include.get("concept", []))
+
+
 def _value_set_index(resource: Mapping[str, Any]) -> ValueSetIndex:
     systems: dict[str, frozenset[str] | None] = {}
     for include in resource.get("compose", {}).get("include", []):
@@ -116,6 +131,20 @@ def _value_set_index(resource: Mapping[str, Any]) -> ValueSetIndex:
         previous = systems.get(include["system"], frozenset())
         systems[include["system"]] = None if codes is None or previous is None else previous | codes
     return ValueSetIndex(url=resource["url"], systems=systems)
+
+
+def _operation(definition: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """The operation with the bounds of each parameter that names a row of the Limits table (`"limit"`)."""
+    for parameter in definition["parameter"]:
+        if "limit" in parameter:
+            if "minimum" in parameter or "maximum" in parameter:
+                raise LimitsError(
+                    f"operation {definition['id']}: parameter {parameter['name']} takes its bounds from limits.json; "
+                    "it must not state its own"
+                )
+            bounds = limits.bounds(parameter["limit"])
+            parameter.update(minimum=bounds.minimum, maximum=bounds.maximum)
+    return definition
 
 
 def _profile(definition: Mapping[str, Any], namespaces: Mapping[str, Namespace]) -> Profile:
@@ -187,9 +216,10 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
             rules = _resource_rules(fill(_read_json(path)), base)
             resources[rules.resource_type] = rules
 
+    limits = load_limits(root / "limits.json")
     operations = {}
     for path in sorted((root / "operations").glob("*.json")):
-        operation = fill(_read_json(path))
+        operation = _operation(fill(_read_json(path)), limits)
         operations[operation["id"]] = operation
 
     return Contract(
@@ -202,4 +232,5 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
         operations=operations,
         profiles_by_url={profile.url: profile for profile in profiles.values()},
         not_shown_types=frozenset(_read_json(root / "not-shown.json")["resourceTypes"]),
+        limits=limits,
     )

@@ -61,7 +61,7 @@ def _public_key_problem(pem: str, recommended_bits: int) -> Finding | None:
 
 def public_key_pem(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
     if isinstance(value, str):
-        problem = _public_key_problem(value, int(spec.get("recommendedBits", 4096)))
+        problem = _public_key_problem(value, ctx.contract.limits.recommended_rsa_bits)
         if problem is not None:
             yield problem
 
@@ -90,21 +90,37 @@ def utc_datetime(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Itera
         )
 
 
+def unchosen_report(order: Mapping[str, Any], operations: Mapping[str, Any]) -> Finding | None:
+    """Why `order` chooses none of the reports `operations`, or None when it chooses one: the cases of the
+    contract's 404 (reportId missing, only groupId, an unknown reportId). The message says only why; the
+    validator adds what follows, the service answers 404 with it. A reportId that is not a string is the
+    schema's to report."""
+    chosen = order.get("reportId")
+    if chosen is None:
+        why = "only groupId is given; groupId does not choose a report" if "groupId" in order else "no reportId"
+        return Finding("report-id-missing", why)
+    if isinstance(chosen, str) and chosen not in operations:
+        known = ", ".join(sorted(operations))
+        return Finding(
+            "report-id-unknown",
+            f"reportId {chosen!r} is not a report of the contract ({known})",
+            ("reportId",),
+            severity="warning",
+        )
+    return None
+
+
 def report_id(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
     if not isinstance(value, dict):
         return
-    chosen = value.get("reportId")
-    if chosen is None:
-        why = "only groupId is given; groupId does not choose a report" if "groupId" in value else "reportId is missing"
-        yield Finding("report-id-missing", f"{why}: the service answers 404 without reportId")
-    elif isinstance(chosen, str) and chosen not in ctx.contract.operations:
-        known = ", ".join(sorted(ctx.contract.operations))
-        yield Finding(
-            "report-id-unknown",
-            f"reportId {chosen!r} is not a report of the contract ({known}); "
-            "the service answers 404 unless the installation has a producer for it",
-            ("reportId",),
-            severity="warning",
+    finding = unchosen_report(value, ctx.contract.operations)
+    if finding is None:
+        return
+    if finding.code == "report-id-missing":
+        yield finding._replace(message=f"{finding.message}: the service answers 404 without reportId")
+    else:
+        yield finding._replace(
+            message=f"{finding.message}; the service answers 404 unless the installation has a producer for it"
         )
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from aiohttp import web
 
+from profiles.limits import LIMITS
 from reference_impl.problems import problem
-from reference_impl.search import DEFAULT_COUNT, MAX_COUNT, MAX_OFFSET, READ_PATHS, FilterError
+from reference_impl.search import MAX_COUNT, MAX_OFFSET, READ_PATHS, FilterError
 from reference_impl.state import SERVICE, Service
 
 
@@ -47,7 +48,7 @@ def paging(request: web.Request) -> tuple[int, int]:
             raise FilterError(name, f"{value} is more than the maximum {limit}")
         return value
 
-    return number("count", DEFAULT_COUNT, MAX_COUNT), number("offset", 0, MAX_OFFSET)
+    return number("count", LIMITS.count_default, MAX_COUNT), number("offset", LIMITS.offset_default, MAX_OFFSET)
 
 
 async def list_resources(request: web.Request) -> web.Response:

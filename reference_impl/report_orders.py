@@ -24,7 +24,8 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from profiles.report_rules import parse_datetime
+from profiles.limits import LIMITS
+from profiles.report_rules import parse_datetime, unchosen_report
 from reference_impl.auth import require_right
 from reference_impl.problems import problem
 from reference_impl.report_data import report_data
@@ -107,12 +108,10 @@ async def order_report(request: web.Request, service: Service) -> web.Response:
 
 
 def _check_report_id(service: Service, order: dict[str, Any]) -> None:
-    report_id = order.get("reportId")
-    if report_id is None:
-        why = "only groupId is given, and groupId does not choose a report" if "groupId" in order else "no reportId"
-        raise Rejected(problem(404, f"report type not found: {why}"))
-    if not isinstance(report_id, str) or report_id not in service.contract.operations:
-        raise Rejected(problem(404, f"report type not found: {report_id!r}"))
+    # this installation produces every report of the contract, so the validator's rule decides the 404
+    unchosen = unchosen_report(order, service.contract.operations)
+    if unchosen is not None:
+        raise Rejected(problem(404, f"report type not found: {unchosen.message}"))
 
 
 def _public_key(pem: str) -> RSAPublicKey:
@@ -122,8 +121,9 @@ def _public_key(pem: str) -> RSAPublicKey:
         raise Rejected(
             problem(
                 400,
-                f"publicKeyPem is an RSA key of {key.key_size} bits: too small to seal the 44-byte session key "
-                f"with RSA-OAEP SHA-256 (at least {min_rsa_bits_for_session_key()} bits; 4096 are recommended)",
+                f"publicKeyPem is an RSA key of {key.key_size} bits: too small to seal the "
+                f"{LIMITS.session_key_bytes}-byte session key with RSA-OAEP SHA-256 (at least "
+                f"{min_rsa_bits_for_session_key()} bits; {LIMITS.recommended_rsa_bits} are recommended)",
                 parameter="publicKeyPem",
             )
         )

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from profiles.limits import LIMITS
 from reports.crypto import SessionKey
 
 __all__ = ["ORDER_SCHEMA", "OrderRow", "ReportQueue"]
@@ -108,7 +109,7 @@ class ReportQueue:
                 order["reportId"],
                 order.get("groupId"),
                 order["format"],
-                int(bool(order.get("compression", False))),
+                int(bool(order.get("compression", LIMITS.compression_default))),
                 json.dumps(order.get("parameters", {})),
                 storage["type"],
                 storage["connectionString"],

@@ -21,7 +21,6 @@ from schemas import SCHEMA_DIR
 
 MAX_COUNT = 1000
 MAX_OFFSET = 10**12
-DEFAULT_COUNT = 20
 
 READ_PATHS: dict[str, str] = {
     "/v1/parties": "Party",

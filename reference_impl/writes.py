@@ -12,13 +12,14 @@ from typing import Any
 
 from aiohttp import web
 
+from profiles.contract import value_set_codes
 from profiles.validator import RESOURCE, WRITE
 from reference_impl.problems import problem
 from reference_impl.reads import missing_required, query_lists
 from reference_impl.search import FilterError
 from reference_impl.state import SERVICE, Service
 
-WORKFLOW_CODES = frozenset({"workflow-status", "workflow-link", "workflow-system"})
+WORKFLOW_CODES = value_set_codes("fixed-asset-document-workflow-attribute")
 
 
 class Rejected(Exception):

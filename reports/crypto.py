@@ -1,8 +1,8 @@
-"""The hybrid encryption of report artifacts (Interface Specification, POST /v1/reports):
+"""The hybrid encryption of report artifacts (Interface Specification, POST /v1/reports; the sizes
+are the contract's Limits, profiles/limits.json):
 
-- a fresh session key per order: a random AES-256 key (32 bytes) then a random nonce (12 bytes),
-  44 bytes in all;
-- the artifact: the report data encrypted with AES-256-GCM, then the 16-byte tag, nothing else;
+- a fresh session key per order: a random AES-256 key then a random nonce, the session key;
+- the artifact: the report data encrypted with AES-256-GCM, then the GCM tag, nothing else;
 - the session key sealed with RSA-OAEP, SHA-256 for the hash and for MGF1, no label.
 
 Both directions stream: memory stays at one chunk whatever the size of the report. Decrypted data
@@ -25,6 +25,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from profiles.limits import LIMITS
+
 __all__ = [
     "CHUNK_SIZE",
     "KEY_BYTES",
@@ -42,10 +44,10 @@ __all__ = [
     "seal_session_key",
 ]
 
-KEY_BYTES = 32
-NONCE_BYTES = 12
-SESSION_KEY_BYTES = KEY_BYTES + NONCE_BYTES
-TAG_BYTES = 16
+KEY_BYTES = LIMITS.aes_key_bytes
+NONCE_BYTES = LIMITS.nonce_bytes
+SESSION_KEY_BYTES = LIMITS.session_key_bytes
+TAG_BYTES = LIMITS.tag_bytes
 CHUNK_SIZE = 1 << 20
 """Bytes encrypted per call: large enough that the per-call cost vanishes, small enough to stay in cache."""
 
@@ -60,13 +62,13 @@ def oaep() -> padding.OAEP:
 
 
 def min_rsa_bits_for_session_key() -> int:
-    """The smallest RSA modulus that can seal 44 bytes with OAEP SHA-256 (k >= 44 + 2*32 + 2 bytes)."""
+    """The smallest RSA modulus that can seal the session key with OAEP SHA-256 (k >= its bytes + 2*32 + 2)."""
     return (SESSION_KEY_BYTES + 2 * hashes.SHA256.digest_size + 2) * 8
 
 
 @dataclass(frozen=True, repr=False)
 class SessionKey:
-    """The 44-byte session key of one order: AES key then nonce."""
+    """The session key of one order: AES key then nonce."""
 
     key: bytes
     nonce: bytes
@@ -82,7 +84,7 @@ class SessionKey:
     def generate(cls, random_bytes: Callable[[int], bytes] = os.urandom) -> SessionKey:
         material = random_bytes(SESSION_KEY_BYTES)
         if not isinstance(material, bytes) or len(material) != SESSION_KEY_BYTES:
-            raise RuntimeError("the random source did not give 44 bytes for the session key")
+            raise RuntimeError(f"the random source did not give {SESSION_KEY_BYTES} bytes for the session key")
         return cls.from_bytes(material)
 
     @classmethod
@@ -96,7 +98,7 @@ class SessionKey:
 
 
 def seal_session_key(public_key: rsa.RSAPublicKey, session: SessionKey) -> bytes:
-    """RSA-OAEP(SHA-256, MGF1-SHA-256, no label) of the 44 session-key bytes."""
+    """RSA-OAEP(SHA-256, MGF1-SHA-256, no label) of the session-key bytes."""
     return public_key.encrypt(session.to_bytes(), oaep())
 
 
@@ -164,7 +166,7 @@ class ArtifactEncryptor(io.RawIOBase):
         self.artifact_bytes += written
 
     def close(self) -> None:
-        """Encrypt what is pending, then write the 16-byte tag. The destination stays open."""
+        """Encrypt what is pending, then write the tag. The destination stays open."""
         if self.closed:
             return
         try:
@@ -178,7 +180,7 @@ class ArtifactEncryptor(io.RawIOBase):
 
 
 def decrypt_stream(source: BinaryIO, session: SessionKey, *, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
-    """Yield the plaintext of an artifact read from `source` chunk by chunk. The last 16 bytes are
+    """Yield the plaintext of an artifact read from `source` chunk by chunk. The last TAG_BYTES are
     the tag, checked when the source is exhausted: ArtifactRejected is raised then (after the last
     chunk) if it does not match, so a consumer must not trust what it got until the iterator ends."""
     decryptor = Cipher(algorithms.AES(session.key), modes.GCM(session.nonce)).decryptor()

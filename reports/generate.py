@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from profiles.limits import LIMITS
 from reports.layouts import AMOUNT, COST_ELEMENTS, CURRENCY, UNIT_COST, layout_of
 
 __all__ = ["REPORT_FORMATS", "CostCenterBasis", "ReportData", "ReportRequest", "write_report"]
@@ -71,12 +72,12 @@ def write_report(
 ) -> int:
     """Write the whole report file into `sink` and return its number of rows. `sink` stays open (its
     owner closes it, e.g. to append the encryption tag). ValueError for an unknown reportId or format,
-    a month outside 1..12, or a batch size below 1."""
+    a month outside the contract's Month range, or a batch size below 1."""
     layout = layout_of(request.report_id)
     if request.format not in REPORT_FORMATS:
         raise ValueError(f"unknown report format {request.format!r}; known: {', '.join(REPORT_FORMATS)}")
-    if not 1 <= request.month <= 12:
-        raise ValueError(f"month must be 1 to 12, not {request.month}")
+    if request.month not in LIMITS.month:
+        raise ValueError(f"month must be {LIMITS.month}, not {request.month}")
     if batch_rows < 1:
         raise ValueError(f"batch_rows must be 1 or more, not {batch_rows}")
     units = _units_of(request, data)

@@ -14,10 +14,11 @@ from typing import Any
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from profiles.limits import LIMITS
 from reports.client import place_order
 from reports.compression import gunzip_chunks
 from reports.crypto import decrypt_artifact, open_session_key
-from reports.keys import generate_key_pair, public_key_pem
+from reports.keys import KEY_BITS, generate_key_pair, public_key_pem
 from reports.receiver import Receiver
 
 __all__ = ["ReportOutcome", "describe_report_file", "obtain_report", "utc_now_text"]
@@ -49,7 +50,7 @@ def obtain_report(
 ) -> ReportOutcome:
     """Order the report described by `order` (without publicKeyPem and storage, which this fills in),
     wait for its delivery on `receiver` (started), decrypt it into `output` and read it back."""
-    progress("generating a fresh RSA-4096 key pair for this order")
+    progress(f"generating a fresh RSA-{KEY_BITS} key pair for this order")
     private_key = generate_key_pair()
     name = uuid.uuid4().hex
     full_order = {
@@ -67,7 +68,8 @@ def obtain_report(
     delivery = _wait_with_progress(receiver, name, timeout, progress)
     waited = time.monotonic() - started
     progress(f"received {delivery.size:,} bytes after {waited:.1f} s; decrypting and checking the GCM tag")
-    decrypt_artifact(delivery.path, session, output, transform=gunzip_chunks if order.get("compression") else None)
+    compressed = order.get("compression", LIMITS.compression_default)
+    decrypt_artifact(delivery.path, session, output, transform=gunzip_chunks if compressed else None)
     rows, columns = describe_report_file(output, order["format"])
     return ReportOutcome(accepted.execution_id, output, rows, columns, delivery.size, waited)
 

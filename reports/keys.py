@@ -8,9 +8,11 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from profiles.limits import LIMITS
+
 __all__ = ["KEY_BITS", "generate_key_pair", "load_private_key", "public_key_pem", "write_key_pair"]
 
-KEY_BITS = 4096
+KEY_BITS = LIMITS.recommended_rsa_bits
 
 
 def generate_key_pair(bits: int = KEY_BITS) -> rsa.RSAPrivateKey:

@@ -13,6 +13,8 @@ from types import MappingProxyType
 
 import pyarrow as pa
 
+from profiles.limits import LIMITS
+
 __all__ = [
     "AMOUNT",
     "COST_ELEMENTS",
@@ -62,7 +64,7 @@ _ELEMENT_LIST = ", ".join(f"`{element}`" for element in COST_ELEMENTS)
 _PERIOD = (
     _column("company_tax_no", pa.string(), "Tax number (NIP) of the company the report is for: `CompanyTaxNo`."),
     _column("year", pa.int16(), "Year of the reported month: `Year`."),
-    _column("month", pa.int8(), "Reported month, 1 to 12: `Month`."),
+    _column("month", pa.int8(), f"Reported month, {LIMITS.month}: `Month`."),
 )
 _CURRENCY = _column("currency", pa.string(), f"Currency of the amounts, ISO 4217: always `{CURRENCY}`.")
 _ELEMENT = _column("cost_element", pa.string(), f"Cost element (cost by type), one of {_ELEMENT_LIST}.")

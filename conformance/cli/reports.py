@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cli.common import fail
+from profiles.limits import LIMITS
+from schemas import load_schemas
 
 __all__ = ["add_commands"]
 
@@ -27,7 +29,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     keygen.add_argument("--private-key", default="report-key.pem", metavar="FILE", help="default report-key.pem")
     keygen.add_argument("--public-key", default="report-key.pub.pem", metavar="FILE", help="default report-key.pub.pem")
-    keygen.add_argument("--bits", type=int, default=4096, help="RSA modulus size (default 4096, the recommended)")
+    keygen.add_argument(
+        "--bits",
+        type=int,
+        default=LIMITS.recommended_rsa_bits,
+        help=f"RSA modulus size (default {LIMITS.recommended_rsa_bits}, the recommended)",
+    )
     keygen.set_defaults(run=run_keygen)
 
     receive = commands.add_parser(
@@ -72,8 +79,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     report.add_argument("--group-id")
     report.add_argument("--company", required=True, metavar="NIP", help="parameter CompanyTaxNo")
     report.add_argument("--year", required=True, type=int, help="parameter Year")
-    report.add_argument("--month", required=True, type=int, help="parameter Month, 1 to 12")
-    report.add_argument("--format", choices=("parquet", "csv"), default="parquet")
+    report.add_argument("--month", required=True, type=int, help=f"parameter Month, {LIMITS.month}")
+    formats = load_schemas()["ReportOrder"]["properties"]["format"]["enum"]
+    report.add_argument("--format", choices=formats, default="parquet")
     report.add_argument("--compression", action="store_true", help="ask for compression before encryption")
     report.add_argument("--run-at", metavar="ISO", help="runAt in UTC (default now)")
     report.add_argument(
@@ -94,7 +102,9 @@ def run_keygen(args: argparse.Namespace) -> int:
     from reports.keys import generate_key_pair, write_key_pair
 
     if args.bits < 2048:
-        return fail(f"--bits {args.bits} is too small; use 4096 (the contract's recommendation)")
+        return fail(
+            f"--bits {args.bits} is too small; use {LIMITS.recommended_rsa_bits} (the contract's recommendation)"
+        )
     try:
         write_key_pair(generate_key_pair(args.bits), Path(args.private_key), Path(args.public_key))
     except OSError as error:
@@ -209,8 +219,8 @@ def run_report(args: argparse.Namespace) -> int:
     from reports.integrator import obtain_report, utc_now_text
     from reports.receiver import Receiver
 
-    if not 1 <= args.month <= 12:
-        return fail(f"--month must be from 1 to 12, not {args.month}")
+    if args.month not in LIMITS.month:
+        return fail(f"--month must be from {LIMITS.month}, not {args.month}")
     try:
         base_url, token = _target(args)
     except ValueError as error:  # TargetError: unreadable description, no base URL

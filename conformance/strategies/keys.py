@@ -18,7 +18,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from hypothesis import strategies as st
 
-KEY_SIZES = (2048, 4096)
+from profiles.limits import LIMITS
+
+KEY_SIZES = (2048, LIMITS.recommended_rsa_bits)
 """One key below the recommended size (a warning) and one at it."""
 
 PUBLIC_FORMATS = (serialization.PublicFormat.SubjectPublicKeyInfo, serialization.PublicFormat.PKCS1)

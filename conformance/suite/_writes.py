@@ -9,11 +9,12 @@ import copy
 import uuid
 from typing import Any
 
+from profiles.contract import value_set_codes
 from profiles.installation import INSTALLATION_OID_ARC
 
 FIXED_ASSET_DOCUMENTS = "/v1/fixed-asset-documents"
 DOCUMENT_CONTENT = "/v1/fixed-asset-documents/$document-content"
-WORKFLOW_CODES = frozenset({"workflow-status", "workflow-link", "workflow-system"})
+WORKFLOW_CODES = value_set_codes("fixed-asset-document-workflow-attribute")
 
 
 def vocab(contract: Any) -> str:

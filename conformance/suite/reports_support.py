@@ -34,6 +34,8 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from profiles.limits import LIMITS
+
 __all__ = [
     "ACCEPTED_400_TYPES",
     "KEY_BYTES",
@@ -56,10 +58,12 @@ __all__ = [
     "utc_text",
 ]
 
-KEY_BYTES = 32
-NONCE_BYTES = 12
-SESSION_KEY_BYTES = KEY_BYTES + NONCE_BYTES
-TAG_BYTES = 16
+# The contract's sizes are data (its Limits), not the kit's report code: taking them from there cannot make
+# the kit agree with itself.
+KEY_BYTES = LIMITS.aes_key_bytes
+NONCE_BYTES = LIMITS.nonce_bytes
+SESSION_KEY_BYTES = LIMITS.session_key_bytes
+TAG_BYTES = LIMITS.tag_bytes
 
 # The contract asks, on 400, for "the standard status-code reference URI for 400" without spelling it
 # out. The standard that defines status 400 is RFC 9110 (section 15.5.1), which obsoleted RFC 7231
@@ -169,7 +173,7 @@ def explain_sealed_key(private_key: rsa.RSAPrivateKey, sealed: bytes) -> str:
         except ValueError:
             continue
         # PKCS#1 v1.5 decryption rejects implicitly (a bad ciphertext gives random bytes of random length),
-        # so only an opening into the 44 bytes of a session key counts.
+        # so only an opening into the bytes of a session key counts.
         if len(opened) == SESSION_KEY_BYTES:
             return f"it opens with {name} instead of RSA-OAEP with SHA-256 for the hash and MGF1"
     return "no common RSA padding opens it with the order's key: it was sealed for another key, or is damaged"
@@ -180,7 +184,7 @@ def explain_sealed_key(private_key: rsa.RSAPrivateKey, sealed: bytes) -> str:
 
 def open_artifact(session: bytes, artifact: bytes) -> bytes:
     """The contract's step 4: AES-256-GCM one-shot with the key and nonce of the session key, the last
-    16 bytes being the tag, no associated data. InvalidTag when the tag does not match."""
+    TAG_BYTES being the tag, no associated data. InvalidTag when the tag does not match."""
     return AESGCM(session[:KEY_BYTES]).decrypt(session[KEY_BYTES:SESSION_KEY_BYTES], artifact, None)
 
 
@@ -198,13 +202,25 @@ def explain_artifact(session: bytes, artifact: bytes) -> str:
     """Why an artifact does not open as ciphertext then tag: the layouts that do open, if any."""
     key, nonce = session[:KEY_BYTES], session[KEY_BYTES:SESSION_KEY_BYTES]
     aead = AESGCM(key)
+    after_nonce_and_tag = NONCE_BYTES + TAG_BYTES
     layouts: list[tuple[str, Callable[[], bytes]]] = [
-        ("the 12-byte nonce before the ciphertext", lambda: aead.decrypt(nonce, artifact[NONCE_BYTES:], None)),
-        ("the 44-byte session key before the ciphertext", lambda: aead.decrypt(nonce, artifact[44:], None)),
-        ("the tag before the ciphertext", lambda: aead.decrypt(nonce, artifact[16:] + artifact[:16], None)),
+        (
+            f"the {NONCE_BYTES}-byte nonce before the ciphertext",
+            lambda: aead.decrypt(nonce, artifact[NONCE_BYTES:], None),
+        ),
+        (
+            f"the {SESSION_KEY_BYTES}-byte session key before the ciphertext",
+            lambda: aead.decrypt(nonce, artifact[SESSION_KEY_BYTES:], None),
+        ),
+        (
+            "the tag before the ciphertext",
+            lambda: aead.decrypt(nonce, artifact[TAG_BYTES:] + artifact[:TAG_BYTES], None),
+        ),
         (
             "the nonce and the tag before the ciphertext",
-            lambda: aead.decrypt(nonce, artifact[28:] + artifact[12:28], None),
+            lambda: aead.decrypt(
+                nonce, artifact[after_nonce_and_tag:] + artifact[NONCE_BYTES:after_nonce_and_tag], None
+            ),
         ),
         ("the nonce after the tag", lambda: aead.decrypt(nonce, artifact[:-NONCE_BYTES], None)),
     ]
@@ -213,20 +229,26 @@ def explain_artifact(session: bytes, artifact: bytes) -> str:
             attempt()
         except (InvalidTag, ValueError):
             continue
-        return f"it opens when read as {name}: the artifact must be the ciphertext then the 16-byte tag, nothing else"
+        return (
+            f"it opens when read as {name}: the artifact must be the ciphertext then the {TAG_BYTES}-byte tag, "
+            "nothing else"
+        )
     if key in artifact or nonce in artifact:
-        return "the artifact embeds the AES key or the nonce; it must be only the ciphertext then the 16-byte tag"
+        return (
+            "the artifact embeds the AES key or the nonce; it must be only the ciphertext then the "
+            f"{TAG_BYTES}-byte tag"
+        )
     # Without a tag, the whole artifact is ciphertext: GCM's keystream opens it (unauthenticated).
     plain = Cipher(algorithms.AES(key), modes.GCM(nonce)).decryptor().update(artifact)
     if _a_report(plain) and not _a_report(plain[:-TAG_BYTES]):
         return (
-            "the whole artifact decrypts to a report with no tag left over: the 16-byte GCM tag is missing "
-            "after the ciphertext"
+            f"the whole artifact decrypts to a report with no tag left over: the {TAG_BYTES}-byte GCM tag is "
+            "missing after the ciphertext"
         )
     if _a_report(plain[:-TAG_BYTES]):
         return (
-            "the ciphertext decrypts to a report, but the last 16 bytes are not its GCM tag: the tag was computed "
-            "over other data (associated data, another nonce) or the artifact was altered"
+            f"the ciphertext decrypts to a report, but the last {TAG_BYTES} bytes are not its GCM tag: the tag was "
+            "computed over other data (associated data, another nonce) or the artifact was altered"
         )
     return (
         "no layout opens: the data were not encrypted with AES-256-GCM under this session key and nonce, "

@@ -24,6 +24,7 @@ from conformance.suite.read_support import (
     operation_paths,
     token,
 )
+from profiles.limits import LIMITS
 
 LIST_READS = list_reads()
 
@@ -105,20 +106,24 @@ def test_count_defaults_to_20(discovery: Discovery, read: ListRead) -> None:
     def check(everything: list[Any]) -> None:
         default = _page(discovery, read, params)
         assert len(default) == min(DEFAULT_COUNT, len(everything)), (
-            f"GET {read.path} without count answered {len(default)} items of {len(everything)}; the default is 20"
+            f"GET {read.path} without count answered {len(default)} items of {len(everything)}; "
+            f"the default is {DEFAULT_COUNT}"
         )
         assert set(default) == set(everything[:DEFAULT_COUNT]), f"GET {read.path} without count is not the first page"
-        explicit = _page(discovery, read, {**params, "count": DEFAULT_COUNT, "offset": 0})
-        assert set(default) == set(explicit), f"GET {read.path} without count/offset differs from count=20&offset=0"
+        explicit = _page(discovery, read, {**params, "count": DEFAULT_COUNT, "offset": LIMITS.offset_default})
+        assert set(default) == set(explicit), (
+            f"GET {read.path} without count/offset differs from count={DEFAULT_COUNT}&offset={LIMITS.offset_default}"
+        )
         if len(everything) > DEFAULT_COUNT:
             # with the default count too: whether an explicit count is honoured is another test's
             second = _page(discovery, read, {**params, "offset": DEFAULT_COUNT})
             assert set(second) == set(everything[DEFAULT_COUNT : 2 * DEFAULT_COUNT]), (
-                f"GET {read.path}?offset=20 without count is not items 20..39 of the list (answered {second})"
+                f"GET {read.path}?offset={DEFAULT_COUNT} without count is not items "
+                f"{DEFAULT_COUNT}..{2 * DEFAULT_COUNT - 1} of the list (answered {second})"
             )
             shifted = _page(discovery, read, {**params, "offset": 1})
             assert set(shifted) == set(everything[1 : 1 + DEFAULT_COUNT]), (
-                f"GET {read.path}?offset=1 without count is not items 1..20 of the list"
+                f"GET {read.path}?offset=1 without count is not items 1..{DEFAULT_COUNT} of the list"
             )
 
     _paging_check(discovery, read, check)
@@ -136,7 +141,7 @@ def test_offset_defaults_to_0(discovery: Discovery, read: ListRead) -> None:
         assert first and set(first) == set(everything[: len(first)]), (
             f"GET {read.path}?count={count} without offset is not the first page"
         )
-        assert set(first) == set(_page(discovery, read, {**params, "count": count, "offset": 0}))
+        assert set(first) == set(_page(discovery, read, {**params, "count": count, "offset": LIMITS.offset_default}))
 
     _paging_check(discovery, read, check)
 

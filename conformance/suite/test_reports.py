@@ -35,6 +35,8 @@ from hypothesis import strategies as st
 from conformance.strategies import report_order
 from conformance.suite._writes import owner_nip_of
 from conformance.suite.reports_support import (
+    KEY_BYTES,
+    NONCE_BYTES,
     SESSION_KEY_BYTES,
     TAG_BYTES,
     assert_problem_details_400,
@@ -50,11 +52,13 @@ from conformance.suite.reports_support import (
     utc_text,
 )
 from conformance.traffic import exchange_of_response
+from profiles import load_contract
+from profiles.limits import LIMITS
 from reports.client import retry_after_seconds
 from reports.keys import generate_key_pair, public_key_pem
 
 REPORTS = "/v1/reports"
-KNOWN_REPORTS = ("cost-calculation", "product-level-cost-calculation")
+KNOWN_REPORTS = frozenset(load_contract().operations)  # the reportIds of the contract; no installation adds one
 RUN_AT_DELAY = 4.0
 """Seconds ahead of now that the runAt test orders for: long enough to see that nothing arrives early."""
 CLOCK_TOLERANCE = 1.0
@@ -159,9 +163,13 @@ class OrderCase:
     report_id: str
     format: str
     compression: bool | None
-    """None: the field is left out, so the default (false) applies."""
+    """None: the field is left out, so the default (the Limits' compression default) applies."""
     run_at_offset: float = 0.0
     """Seconds from now; negative: a runAt in the past, which the contract runs at once too."""
+
+    @property
+    def compressed(self) -> bool:
+        return LIMITS.compression_default if self.compression is None else self.compression
 
 
 CASES = [
@@ -169,7 +177,13 @@ CASES = [
     OrderCase("cost-calculation-parquet-compressed", "cost-calculation", "parquet", True),
     OrderCase("cost-calculation-csv", "cost-calculation", "csv", False),
     OrderCase("cost-calculation-csv-compressed", "cost-calculation", "csv", True),
-    OrderCase("product-level-parquet-default-compression-past-runAt", KNOWN_REPORTS[1], "parquet", None, -86400.0),
+    OrderCase(
+        "product-level-parquet-default-compression-past-runAt",
+        "product-level-cost-calculation",
+        "parquet",
+        None,
+        -86400.0,
+    ),
 ]
 
 
@@ -275,7 +289,8 @@ class OrderBook:
                     f"the private key of the order's publicKeyPem: {explain_sealed_key(order.key, accepted['sealed'])}"
                 ) from None
             assert len(session) == SESSION_KEY_BYTES, (
-                f"the session key has {len(session)} bytes, not 44 (a 32-byte AES-256 key then a 12-byte nonce)"
+                f"the session key has {len(session)} bytes, not {SESSION_KEY_BYTES} (a {KEY_BYTES}-byte AES-256 key "
+                f"then a {NONCE_BYTES}-byte nonce)"
             )
             return session
 
@@ -307,10 +322,10 @@ class OrderBook:
             except InvalidTag:
                 raise AssertionError(
                     f"the artifact ({len(artifact)} bytes) does not open with AES-256-GCM as ciphertext then the "
-                    f"16-byte tag under the session key and nonce: {explain_artifact(session, artifact)}"
+                    f"{TAG_BYTES}-byte tag under the session key and nonce: {explain_artifact(session, artifact)}"
                 ) from None
             assert len(artifact) == len(plaintext) + TAG_BYTES
-            key, nonce = session[:32], session[32:]
+            key, nonce = session[:KEY_BYTES], session[KEY_BYTES:]
             assert key not in artifact, "the artifact embeds the AES key"
             assert nonce not in artifact, "the artifact embeds the nonce"
             return plaintext
@@ -381,7 +396,7 @@ def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: Order
     """
     plaintext = book.need(case, "plaintext", "test_the_artifact_is_ciphertext_then_tag")
     where = f"{case.report_id} for CompanyTaxNo {book.company}, {book.period[0]}-{int(book.period[1]):02d}"
-    if case.compression:
+    if case.compressed:
         assert not looks_plain(plaintext, case.format), (
             f"compression was asked, but the decrypted data are a plain {case.format} file: they were not "
             "compressed before encryption"
@@ -424,8 +439,8 @@ def test_each_order_has_its_own_execution_id_and_session_key(book: OrderBook) ->
     ids = Counter(found["executionId"] for _, found in accepted)
     assert max(ids.values()) == 1, f"executionIds repeat across orders: {[i for i, n in ids.items() if n > 1]}"
     sessions = [book.need(case, "session", "test_the_session_key_opens_with_rsa_oaep_sha256") for case, _ in accepted]
-    assert len({session[:32] for session in sessions}) == len(sessions), "two orders got the same AES key"
-    assert len({session[32:] for session in sessions}) == len(sessions), "two orders got the same nonce"
+    assert len({session[:KEY_BYTES] for session in sessions}) == len(sessions), "two orders got the same AES key"
+    assert len({session[KEY_BYTES:] for session in sessions}) == len(sessions), "two orders got the same nonce"
 
 
 # -- runAt, the PEM headers -------------------------------------------------------------------------------
@@ -594,7 +609,9 @@ def test_an_unknown_report_id_says_report_type_not_found(api: Any, report_token:
 
 # -- faults of the order whose status the Errors part does not name -----------------------------------------
 
-MONTH_FAULTS = {"Month-0": ("parameters.Month", "0"), "Month-13": ("parameters.Month", "13")}
+MONTH_FAULTS = {
+    f"Month-{month}": ("parameters.Month", str(month)) for month in (LIMITS.month.minimum - 1, LIMITS.month.maximum + 1)
+}
 PARAMETER_FAULTS = {f"{name}-missing": (f"parameters.{name}", None) for name in ("CompanyTaxNo", "Year", "Month")}
 FIELD_FAULTS = {
     "format-missing": ("format", None),
@@ -730,6 +747,7 @@ def test_a_429_carries_retry_after(api: Any, target: Any, report_token: str, val
 
 # -- property: orders drawn from the contract data, each with one fault whose answer the contract fixes -----
 
+_MONTHS_OUTSIDE = st.integers(max_value=LIMITS.month.minimum - 1) | st.integers(min_value=LIMITS.month.maximum + 1)
 _ORDER_FAULTS = {
     # fault -> (requirement, change of a valid order)
     "publicKeyPem missing": ("ERIS-ERR-001", lambda order, draw: order.pop("publicKeyPem")),
@@ -738,11 +756,9 @@ _ORDER_FAULTS = {
         "ERIS-REPORT-006",
         lambda order, draw: order.__setitem__("groupId", order.pop("reportId")),
     ),
-    "Month outside 1..12": (
+    f"Month outside {LIMITS.month}": (
         "ERIS-REPORT-008",
-        lambda order, draw: order["parameters"].__setitem__(
-            "Month", str(draw(st.one_of(st.integers(max_value=0), st.integers(min_value=13))))
-        ),
+        lambda order, draw: order["parameters"].__setitem__("Month", str(draw(_MONTHS_OUTSIDE))),
     ),
 }
 
