@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from conformance.cli import certify, reports, serve, validate
+from conformance.cli import certify, init, reports, serve, validate
 from conformance.cli.common import EXIT_OK, suite_version
 
 __all__ = ["build_parser", "main"]
@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"eris {suite_version()}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    for command_module in (validate, certify, serve, reports):
+    for command_module in (validate, certify, init, serve, reports):
         command_module.add_commands(commands)
     return parser
 
