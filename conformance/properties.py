@@ -18,10 +18,8 @@ behaviour.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import httpx
@@ -35,7 +33,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from schemas import SCHEMA_DIR
+from profiles.openapi_index import openapi_document
 
 __all__ = ["REPORTS", "Finding", "Sent", "described", "judge", "load_schema", "send"]
 
@@ -74,14 +72,9 @@ class Sent:
         return exchange_of_response(self.response, 0.0).curl(token_from_environment=True)
 
 
-@cache
-def _document() -> dict[str, Any]:
-    return json.loads((SCHEMA_DIR / "openapi.json").read_text(encoding="utf-8"))
-
-
 def load_schema(base_url: str) -> Any:
     """schemathesis' view of the contract's OpenAPI document, aimed at `base_url`."""
-    schema = schemathesis.openapi.from_dict(_document())
+    schema = schemathesis.openapi.from_dict(openapi_document())
     schema.config.update(base_url=base_url)
     return schema
 

@@ -1,7 +1,8 @@
 """What each read can filter on, how a filter value is parsed, and the search tokens of a resource.
 
-Which parameters an operation has, and which are required, is contract data: `schemas/openapi.json`.
-What element each parameter looks at is this implementation's choice, kept here in one table.
+Which parameters an operation has, which are required, and what a filter of the contract looks at are contract data
+(`schemas/openapi.json`, read through profiles.openapi_index); where the contract leaves that open, the table
+below says what this implementation chose.
 """
 
 from __future__ import annotations
@@ -14,92 +15,51 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from profiles import Contract
+from profiles.openapi_index import list_reads, operations
 from profiles.paths import split_path, values_at
 from profiles.validator import Validator
 from reference_impl.store import Condition, Store
-from schemas import SCHEMA_DIR
 
 MAX_COUNT = 1000
 MAX_OFFSET = 10**12
 
-READ_PATHS: dict[str, str] = {
-    "/v1/parties": "Party",
-    "/v1/party-roles": "PartyRole",
-    "/v1/party-relationships": "PartyRelationship",
-    "/v1/locations": "Location",
-    "/v1/naming-systems": "NamingSystem",
-    "/v1/capabilities": "Capability",
-    "/v1/grant-assignments": "GrantAssignment",
-    "/v1/fixed-assets": "FixedAsset",
-    "/v1/asset-components": "AssetComponent",
-    "/v1/fixed-asset-allocations": "FixedAssetAllocation",
-    "/v1/cost-centers": "CostCenter",
-    "/v1/fixed-asset-documents": "FixedAssetDocument",
-    "/v1/document-references": "DocumentReference",
-}
+READ_PATHS: dict[str, str] = {read.path: read.item_type for read in list_reads() if read.path != "/v1/value-sets"}
+"""The list reads served by one handler, and the type of their items (value sets have a handler of their own)."""
 
-# kind, element path. Kinds: identifier (Identifier), coded (CodeableConcept), reference (Reference
-# by identifier), owner (Reference to a Party by any of its identifiers), attribute (code|value),
-# profile, party-profile (the referenced Party's profile), participant (a PartyRole, or the Party it
-# plays), string, modified (time of the last change), date-from (a date element on or after), ignored.
-_COMMON = {
-    "identifier": ("identifier", "identifier"),
-    "owner": ("owner", "owner"),
-    "attribute": ("attribute", "attribute"),
-}
-FILTERS: dict[str, dict[str, tuple[str, str]]] = {
-    "Party": {
-        **_COMMON,
-        "profile": ("profile", ""),
-        "type": ("coded", "type"),
-        "status": ("coded", "status"),
-        "lastModified": ("modified", ""),
-    },
-    "PartyRole": {"role": ("coded", "role"), "party": ("reference", "party"), "profile": ("party-profile", "party")},
-    "PartyRelationship": {
-        "type": ("coded", "type"),
-        "partyFrom": ("reference", "partyFrom"),
-        "partyTo": ("reference", "partyTo"),
-        "attribute": ("attribute", "attribute"),
-    },
-    "Location": {
-        **_COMMON,
-        "profile": ("profile", ""),
-        "contained": ("identifier", "contained.identifier"),
-        "type": ("coded", "type"),
-        "category": ("coded", "category"),
-    },
+# kind, element path. Kinds of the contract's filters are those of `x-eris-filter` in openapi.json
+# (profiles.openapi_index); where the contract does not show what a parameter looks at, or does not list a
+# parameter at all, this implementation chooses: party-profile (the referenced Party's profile), participant (a
+# PartyRole, or the Party it plays), modified (time of the last change), date-from (a date element on or after),
+# ignored.
+OWN_CHOICES: dict[str, dict[str, tuple[str, str]]] = {
+    "Party": {"lastModified": ("modified", "")},
+    "PartyRole": {"profile": ("party-profile", "party")},
+    "Location": {"contained": ("identifier", "contained.identifier")},
     "NamingSystem": {"usage": ("string", "usage")},
-    "ValueSet": {
-        "url": ("string", "url"),
-        "id": ("string", "id"),
-        "owner": ("owner", "owner"),
-        "status": ("coded", "status"),
-        "attribute": ("attribute", "attribute"),
-    },
-    "Capability": {"identifier": ("identifier", "identifier")},
-    "GrantAssignment": {
-        "assignedTo": ("reference", "assignedTo"),
-        "granted": ("reference", "granted"),
-        "basedOn": ("coded", "basis"),
-        "scope": ("reference", "scope"),
-        "attribute": ("attribute", "attribute"),
-    },
+    "GrantAssignment": {"basedOn": ("coded", "basis")},
     "FixedAsset": {"identifier": ("identifier", "identifier"), "owner": ("owner", "owner")},
     "AssetComponent": {"identifier": ("identifier", "identifier"), "owner": ("owner", "owner")},
     "CostCenter": {"identifier": ("identifier", "identifier"), "owner": ("owner", "owner")},
-    "FixedAssetAllocation": {"category": ("coded", "category"), "identifier": ("identifier", "identifier")},
-    "FixedAssetDocument": {**_COMMON, "format": ("ignored", "")},
+    "FixedAssetAllocation": {"identifier": ("identifier", "identifier")},
+    "FixedAssetDocument": {"format": ("ignored", "")},
     "DocumentReference": {
-        "identifier": ("identifier", "identifier"),
-        "attribute": ("attribute", "attribute"),
-        "profile": ("profile", ""),
-        "type": ("coded", "type"),
         "participant": ("participant", "participant"),
         "statusDate": ("modified", ""),
         "issueDateFrom": ("date-from", "issueDate"),
     },
 }
+
+
+def _filters() -> dict[str, dict[str, tuple[str, str]]]:
+    table: dict[str, dict[str, tuple[str, str]]] = {}
+    for read in list_reads():
+        resource_type = "ValueSet" if read.path == "/v1/value-sets" else read.item_type
+        shown = {name: (f.kind, f.element) for name, f in read.filters.items() if f.shown}
+        table[resource_type] = {**shown, **OWN_CHOICES.get(resource_type, {})}
+    return table
+
+
+FILTERS: dict[str, dict[str, tuple[str, str]]] = _filters()
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _INDEXED_KINDS = {"identifier", "owner", "attribute", "coded", "reference", "participant", "string", "date-from"}
 
@@ -126,19 +86,10 @@ class Operation:
 
 
 def load_operations() -> dict[tuple[str, str], Operation]:
-    document = json.loads((SCHEMA_DIR / "openapi.json").read_text(encoding="utf-8"))
-    operations = {}
-    for path, item in document["paths"].items():
-        for method, operation in item.items():
-            if method.lower() not in {"get", "post", "patch", "put", "delete"}:
-                continue
-            parameters = {
-                p["name"]: bool(p.get("required", False))
-                for p in [*item.get("parameters", []), *operation.get("parameters", [])]
-                if p.get("in") == "query"
-            }
-            operations[(method.upper(), path)] = Operation(method.upper(), path, parameters)
-    return operations
+    return {
+        (found.method, found.path): Operation(found.method, found.path, {n: p.required for n, p in found.query.items()})
+        for found in operations()
+    }
 
 
 def search_tokens(resource: dict[str, Any], validator: Validator) -> Iterator[tuple[str, str, str]]:

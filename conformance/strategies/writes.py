@@ -3,7 +3,6 @@ writable profile the operation takes and the identifiers the service assigns."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -16,8 +15,8 @@ from conformance.strategies.primitives import base64_data, tokens
 from conformance.strategies.reports import report_order
 from conformance.strategies.resources import IdentifierPolicy, payloads
 from profiles import Contract
+from profiles.openapi_index import openapi_document
 from profiles.validator import RESOURCE, WRITE
-from schemas import SCHEMA_DIR
 
 _WRITE_METHODS = ("post", "patch", "put")
 _SOURCE_SYSTEM_REJECTION = "422"
@@ -48,7 +47,7 @@ class WriteOperation:
 
 @cache
 def _openapi() -> dict[str, Any]:
-    return json.loads((SCHEMA_DIR / "openapi.json").read_text(encoding="utf-8"))
+    return openapi_document()
 
 
 def write_operations(contract: Contract) -> tuple[WriteOperation, ...]:

@@ -7,7 +7,6 @@ an item the target served, and a check the target gives no data for is skipped, 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -17,7 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from schemas import SCHEMA_DIR
+from profiles.openapi_index import list_reads as index_list_reads
+from profiles.openapi_index import openapi_document, operations
 
 UNDECLARED_VOCABULARY = "https://eris-conformance.invalid/undeclared-vocabulary"
 """A vocabulary no implementation declares (the .invalid top-level domain is reserved, RFC 2606)."""
@@ -52,36 +52,23 @@ class ListRead:
         return self.path
 
 
-@cache
 def openapi() -> dict[str, Any]:
-    return json.loads((SCHEMA_DIR / "openapi.json").read_text(encoding="utf-8"))
-
-
-def _parameter(document: dict[str, Any], parameter: dict[str, Any]) -> dict[str, Any]:
-    reference = parameter.get("$ref")
-    if reference is None:
-        return parameter
-    return document["components"]["parameters"][reference.rsplit("/", 1)[-1]]
+    return openapi_document()
 
 
 @cache
 def list_reads() -> tuple[ListRead, ...]:
     """Every list read of the contract, in the order of openapi.json."""
-    document = openapi()
-    found = []
-    for path, operations in document["paths"].items():
-        operation = operations.get("get")
-        if operation is None:
-            continue
-        parameters = [_parameter(document, p) for p in operation.get("parameters", []) if "in" in p or "$ref" in p]
-        names = [(p["name"], bool(p.get("required", False))) for p in parameters if p.get("in") == "query"]
-        if "count" not in dict(names):
-            continue
-        schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
-        envelope = schema["anyOf"][0] if "anyOf" in schema else schema  # value sets: the listing comes first
-        resource_type = envelope["$ref"].rsplit("/", 1)[-1].removesuffix("Envelope")
-        found.append(ListRead(path, resource_type, tuple((n, r) for n, r in names if n not in ("count", "offset"))))
-    return tuple(found)
+    return tuple(
+        ListRead(
+            read.path,
+            read.item_type or "",
+            tuple(
+                (name, parameter.required) for name, parameter in read.query.items() if name not in ("count", "offset")
+            ),
+        )
+        for read in index_list_reads()
+    )
 
 
 def list_read(path: str) -> ListRead:
@@ -89,7 +76,7 @@ def list_read(path: str) -> ListRead:
 
 
 def operation_paths() -> list[str]:
-    return list(openapi()["paths"])
+    return list(dict.fromkeys(found.path for found in operations()))
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -417,69 +404,41 @@ def _basis(_: Discovery, item: Item) -> list[str]:
     return [token(*pair) for pair in codings(item.get("basis"))]
 
 
-FILTERS: dict[str, dict[str, Filter]] = {
-    "/v1/parties": {
-        "profile": Filter("profile", "profile"),
-        "type": Filter("type", "coded", "type"),
-        "identifier": Filter("identifier", "identifier"),
-        "owner": Filter("owner", "owner"),
-        "attribute": Filter("attribute", "attribute"),
-        "status": Filter("status", "coded", "status"),
-    },
-    "/v1/party-roles": {
-        "role": Filter("role", "coded", "role"),
-        "party": Filter("party", "reference", "party"),
-        # PartyRole has no profiles in the contract; which profile the filter means is not shown.
-        "profile": Filter("profile", "subset", source=_played_profiles),
-    },
-    "/v1/party-relationships": {
-        "type": Filter("type", "coded", "type"),
-        "partyFrom": Filter("partyFrom", "reference", "partyFrom"),
-        "partyTo": Filter("partyTo", "reference", "partyTo"),
-        "attribute": Filter("attribute", "attribute"),
-    },
-    "/v1/locations": {
-        "profile": Filter("profile", "profile"),
-        "identifier": Filter("identifier", "identifier"),
-        "owner": Filter("owner", "owner"),
-        "attribute": Filter("attribute", "attribute"),
-        "type": Filter("type", "coded", "type"),
-        "category": Filter("category", "coded", "category"),
-    },
+_SUBSET_SOURCES: dict[tuple[str, str], Callable[[Discovery, Item], list[str]]] = {
+    # PartyRole has no profiles in the contract; which profile the filter means is not shown.
+    ("/v1/party-roles", "profile"): _played_profiles,
     # "allowed values of usage and the shape of its items: not shown"
-    "/v1/naming-systems": {"usage": Filter("usage", "subset", source=_usage)},
-    "/v1/capabilities": {"identifier": Filter("identifier", "identifier")},
-    "/v1/grant-assignments": {
-        "assignedTo": Filter("assignedTo", "reference", "assignedTo"),
-        "granted": Filter("granted", "reference", "granted"),
-        # GrantAssignment has no element basedOn; that it looks at `basis` is not shown.
-        "basedOn": Filter("basedOn", "subset", source=_basis),
-        "scope": Filter("scope", "reference", "scope"),
-        "attribute": Filter("attribute", "attribute"),
-    },
-    "/v1/fixed-asset-allocations": {"category": Filter("category", "coded", "category")},
-    "/v1/fixed-asset-documents": {
-        "identifier": Filter("identifier", "identifier"),
-        "owner": Filter("owner", "owner"),
-        "attribute": Filter("attribute", "attribute"),
-    },
-    "/v1/document-references": {
-        "profile": Filter("profile", "profile"),
-        "identifier": Filter("identifier", "identifier"),
-        "attribute": Filter("attribute", "attribute"),
-        "type": Filter("type", "coded", "type"),
-        "participant": Filter("participant", "reference", "participant", internal_namespaces_only=True),
-    },
+    ("/v1/naming-systems", "usage"): _usage,
+    # GrantAssignment has no element basedOn; that it looks at `basis` is not shown.
+    ("/v1/grant-assignments", "basedOn"): _basis,
 }
+"""Parameters whose meaning the contract does not show, but whose values an item carries: such a value may only
+narrow the list, never widen it."""
 
-FORM_NOT_SHOWN = {
-    ("/v1/parties", "lastModified"),
-    ("/v1/locations", "contained"),
-    ("/v1/document-references", "statusDate"),
-    ("/v1/document-references", "issueDateFrom"),
-    ("/v1/fixed-asset-documents", "format"),
-}
-"""Parameters whose value form the contract does not show: no value can be sent that must work."""
+
+def _filter_table() -> tuple[dict[str, dict[str, Filter]], set[tuple[str, str]]]:
+    table: dict[str, dict[str, Filter]] = {}
+    form_not_shown: set[tuple[str, str]] = set()
+    for read in index_list_reads():
+        if read.path == "/v1/value-sets":
+            continue  # checked by the value-set tests (VALUE_SET_PARAMETERS)
+        for name, described in read.filters.items():
+            if described.shown:
+                table.setdefault(read.path, {})[name] = Filter(
+                    name, described.kind, described.element, internal_namespaces_only=described.namespaces == "internal"
+                )
+            elif (read.path, name) in _SUBSET_SOURCES:
+                table.setdefault(read.path, {})[name] = Filter(
+                    name, "subset", source=_SUBSET_SOURCES[(read.path, name)]
+                )
+            else:
+                form_not_shown.add((read.path, name))
+    return table, form_not_shown
+
+
+FILTERS, FORM_NOT_SHOWN = _filter_table()
+"""How each query parameter of a list read selects items (x-eris-filter of openapi.json); FORM_NOT_SHOWN: the
+parameters whose value form the contract does not show: no value can be sent that must work."""
 
 VALUE_SET_PARAMETERS = {"url", "system", "id", "owner", "status", "attribute"}
 """The parameters of GET /v1/value-sets: checked by the value-set tests, not by the filter table."""
