@@ -18,7 +18,9 @@ __all__ = [
     "FEATURES",
     "LEVELS",
     "SUITE_DIR",
+    "CitedTest",
     "Requirement",
+    "cited_tests",
     "coverage",
     "load_catalogue",
     "node_root",
@@ -90,13 +92,24 @@ def node_root(suite_dir: Path) -> Path:
     return suite_dir.resolve().parent.parent
 
 
-def coverage(suite_dir: Path | str = SUITE_DIR) -> dict[str, list[str]]:
-    """Requirement id -> the tests citing it (node ids without parameters), from every `test_*.py` below
-    `suite_dir`. Marks count on test functions, on test classes, and in `pytestmark` of a module or class;
-    ids cited but absent from the catalogue are included. ValueError for a suite file that does not parse."""
+@dataclass(frozen=True)
+class CitedTest:
+    """A test of the suite and the requirements it cites, where it is written."""
+
+    nodeid: str
+    """Relative to node_root, without parameters."""
+    path: Path
+    line: int
+    requirements: tuple[str, ...]
+
+
+def cited_tests(suite_dir: Path | str = SUITE_DIR) -> list[CitedTest]:
+    """Every test of every `test_*.py` below `suite_dir` with the requirement ids it cites. Marks count on test
+    functions, on test classes, and in `pytestmark` of a module or class. ValueError for a suite file that does
+    not parse."""
     suite = Path(suite_dir)
     root = node_root(suite)
-    cited: dict[str, list[str]] = {}
+    found: list[CitedTest] = []
     for path in sorted(suite.rglob("test_*.py")):
         if "__pycache__" in path.parts:
             continue
@@ -107,23 +120,32 @@ def coverage(suite_dir: Path | str = SUITE_DIR) -> dict[str, list[str]]:
         except OSError as error:
             raise ValueError(f"cannot read {path}: {error.strerror}") from None
         prefix = path.resolve().relative_to(root).as_posix()
-        for name, ids in _tests(tree.body, prefix, _constants(tree), inherited=()):
-            for requirement_id in ids:
-                tests = cited.setdefault(requirement_id, [])
-                if name not in tests:
-                    tests.append(name)
+        for name, line, ids in _tests(tree.body, prefix, _constants(tree), inherited=()):
+            found.append(CitedTest(name, path, line, ids))
+    return found
+
+
+def coverage(suite_dir: Path | str = SUITE_DIR) -> dict[str, list[str]]:
+    """Requirement id -> the tests citing it (node ids without parameters); ids cited but absent from the
+    catalogue are included."""
+    cited: dict[str, list[str]] = {}
+    for test in cited_tests(suite_dir):
+        for requirement_id in test.requirements:
+            tests = cited.setdefault(requirement_id, [])
+            if test.nodeid not in tests:
+                tests.append(test.nodeid)
     return cited
 
 
 def _tests(
     body: list[ast.stmt], prefix: str, constants: dict[str, tuple[str, ...]], inherited: tuple[str, ...]
-) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """(node id, requirement ids) of each test in a module or class body, the marks of enclosing scopes
+) -> Iterator[tuple[str, int, tuple[str, ...]]]:
+    """(node id, line, requirement ids) of each test in a module or class body, the marks of enclosing scopes
     included, following pytest's default collection (`test*` functions, `Test*` classes)."""
     scope = inherited + _pytestmark(body, constants)
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
-            yield f"{prefix}::{node.name}", _unique(scope + _decorated(node, constants))
+            yield f"{prefix}::{node.name}", node.lineno, _unique(scope + _decorated(node, constants))
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             yield from _tests(node.body, f"{prefix}::{node.name}", constants, scope + _decorated(node, constants))
 

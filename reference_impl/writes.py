@@ -6,6 +6,7 @@ served resource, so the service never stores what it would refuse to serve.
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from typing import Any
@@ -119,14 +120,13 @@ def _with_coding(concepts: list[Any], system: str, code: str) -> list[Any]:
 
 
 def rejections_answered(method):  # a small decorator: a Rejected write becomes its Problem Details answer
+    @functools.wraps(method)  # __wrapped__ too: `eris requirements --trace` finds the handler's own source
     async def handle(request: web.Request) -> web.Response:
         try:
             return await method(request, request.app[SERVICE])
         except Rejected as rejected:
             return rejected.response
 
-    handle.__name__ = method.__name__
-    handle.__doc__ = method.__doc__
     return handle
 
 

@@ -88,6 +88,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "it (read from the suite's source, nothing is run).",
     )
     requirements.add_argument("--untested", action="store_true", help="only the requirements no test cites")
+    requirements.add_argument(
+        "--trace",
+        metavar="ID",
+        help="where one requirement is carried: its contract sentence, data, rule functions, tests, faults of the "
+        "self-test and the reference implementation's code, as path:line",
+    )
     requirements.add_argument("--format", choices=("text", "json"), default="text", help="default text")
     requirements.add_argument("--suite", default=str(SUITE_DIR), help=argparse.SUPPRESS)
     requirements.set_defaults(run=run_requirements)
@@ -117,7 +123,24 @@ def run_certify_command(args: argparse.Namespace) -> int:
     )
 
 
+def run_trace(args: argparse.Namespace) -> int:
+    from conformance.trace import Tracer, UnknownRequirement
+
+    try:
+        found = Tracer(suite_dir=Path(args.suite)).trace(args.trace)
+    except UnknownRequirement as error:
+        print(f"eris: {error.args[0]}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"eris: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(found.to_json(), indent=2, ensure_ascii=False) if args.format == "json" else found.to_text())
+    return 0
+
+
 def run_requirements(args: argparse.Namespace) -> int:
+    if args.trace:
+        return run_trace(args)
     try:
         catalogue = load_catalogue()
         cited = coverage(args.suite)
