@@ -88,7 +88,7 @@ def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
 
 def node_root(suite_dir: Path) -> Path:
     """The directory test node ids are relative to: two levels above the suite, so that the packaged suite's
-    ids read `conformance/suite/test_x.py::test_y` wherever eris is installed."""
+    ids read `conformance/suite/<part>/test_x.py::test_y` wherever eris is installed."""
     return suite_dir.resolve().parent.parent
 
 

@@ -17,7 +17,7 @@ import pytest
 __all__ = ["GROUP", "without_group"]
 
 GROUP = "receiver"
-"""The suite's own name for it (conformance/suite/test_notifications.py): one group, one worker, one receiver."""
+"""The suite's own name for it (conformance/suite/events/test_notifications.py): one group, one worker, one receiver."""
 _GROUP_SUFFIX = re.compile(r"@[A-Za-z0-9_.-]+$")
 
 

@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 import conformance.cli.reports as cli_reports
-import conformance.suite.reports_support as suite_crypto
+import conformance.suite.support.reports as suite_crypto
 import reference_impl.reads as reads
 import reference_impl.report_queue as report_queue
 import reports.crypto as crypto

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-import conformance.suite._writes as suite_writes
+import conformance.suite.support.writes as suite_writes
 import reference_impl.writes as service_writes
 from conformance.cli import build_parser
 from profiles import load_contract

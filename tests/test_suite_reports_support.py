@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from conformance.suite.reports_support import (
+from conformance.suite.support.reports import (
     ACCEPTED_400_TYPES,
     assert_problem_details_400,
     decode_base64,

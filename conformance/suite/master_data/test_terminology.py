@@ -1,7 +1,5 @@
 """Value sets (the listing, a set by url and its alias system, the version field, 404 for a set not
-available, the filters of implementation-defined sets), naming systems, and the access reads:
-capabilities and grant assignments with their filters and the two access queries of the contract.
-Last, the read-only master data refuse writes.
+available, the filters of implementation-defined sets) and naming systems.
 
 Values are taken from what the target serves; the implementation-defined value sets are recognised by
 the url of their profiles (profiles/definitions)."""
@@ -12,19 +10,15 @@ from typing import Any
 
 import pytest
 
-from conformance.suite.read_support import (
-    FILTERS,
+from conformance.suite.support.discovery import Discovery, skip_without
+from conformance.suite.support.filters import FILTERS, check_filter
+from conformance.suite.support.reads import (
     NO_SUCH_VALUE,
-    Discovery,
-    ListRead,
-    assert_not_success,
-    check_filter,
     codings,
     identifiers,
     ids,
     list_read,
     reference_identifiers,
-    skip_without,
     string_attributes,
     token,
 )
@@ -201,124 +195,3 @@ def test_the_installation_namespaces_of_parties_are_published_as_naming_systems(
 @pytest.mark.requirement("ERIS-NS-001")
 def test_naming_systems_are_filterable_by_usage(discovery: Discovery) -> None:
     check_filter(discovery, list_read("/v1/naming-systems"), FILTERS["/v1/naming-systems"]["usage"])
-
-
-# -- capabilities and grant assignments -----------------------------------------------------------
-
-
-def _case(path: str, parameter: str, mark: Any) -> Any:
-    return pytest.param(
-        list_read(path), FILTERS[path][parameter], marks=mark, id=f"{path.removeprefix('/v1/')}?{parameter}"
-    )
-
-
-@pytest.mark.parametrize(
-    ("read", "flt"),
-    [
-        _case("/v1/capabilities", "identifier", pytest.mark.requirement(CAPABILITIES, FORM, "ERIS-ROUTE-001")),
-        _case(GRANTS, "assignedTo", pytest.mark.requirement(ASSIGNMENTS, FORM)),
-        _case(GRANTS, "granted", pytest.mark.requirement(ASSIGNMENTS, FORM)),
-        _case(GRANTS, "basedOn", pytest.mark.requirement(ASSIGNMENTS)),
-        _case(GRANTS, "scope", pytest.mark.requirement(ASSIGNMENTS, FORM)),
-        _case(GRANTS, "attribute", pytest.mark.requirement(ASSIGNMENTS, FORM, "ERIS-BASE-003")),
-    ],
-)
-def test_an_access_filter_value_taken_from_an_item_finds_it_and_only_matching_items(
-    discovery: Discovery, read: ListRead, flt: Any
-) -> None:
-    check_filter(discovery, read, flt)
-
-
-def _party_identifiers(discovery: Discovery, references: Any) -> list[tuple[str, str]]:
-    """The identifiers of `references` that name a Party the target serves: "<Party namespace>|<id>"."""
-    return [pair for pair in reference_identifiers(references) if discovery.party(pair) is not None]
-
-
-@pytest.mark.requirement("ERIS-ACCESS-005")
-def test_the_assignments_of_one_holder(discovery: Discovery) -> None:
-    grants = discovery.items(GRANTS)
-    holders = sorted({pair for grant in grants for pair in _party_identifiers(discovery, grant.get("assignedTo"))})
-    skip_without(holders, "grant assignment to a Party")
-    for holder in holders[:5]:
-        shown = f"GET {GRANTS}?assignedTo={token(*holder)}"
-        found = discovery.api.read_all(GRANTS, {"assignedTo": token(*holder)})
-        theirs = {g.get("id") for g in grants if holder in reference_identifiers(g.get("assignedTo"))}
-        missing = theirs - set(ids(found))
-        assert not missing, f"{shown} left out assignments of that holder: {sorted(missing)}"
-        wrong = [
-            g.get("id")
-            for g in found
-            if not any(discovery.same_party(holder, pair) for pair in reference_identifiers(g.get("assignedTo")))
-        ]
-        assert not wrong, f"{shown} answered assignments of other holders: {wrong}"
-
-
-@pytest.mark.requirement("ERIS-ACCESS-006")
-def test_who_holds_a_capability_over_a_person(discovery: Discovery) -> None:
-    grants = discovery.items(GRANTS)
-    scopes_of = {g.get("id"): set(reference_identifiers(g.get("scope"))) for g in grants}
-    granted_of = {g.get("id"): set(reference_identifiers(g.get("granted"))) for g in grants}
-    queries = sorted(
-        {
-            (person, capability)
-            for grant in grants
-            for person in _party_identifiers(discovery, grant.get("scope"))
-            for capability in granted_of[grant.get("id")]
-        },
-        # those that some assignment matches on one half only first: an "either" reading then shows
-        key=lambda q: -sum(1 for g in grants if (q[0] in scopes_of[g.get("id")]) != (q[1] in granted_of[g.get("id")])),
-    )
-    skip_without(queries, "grant assignment with a Party in scope and a capability granted")
-    for person, capability in queries[:5]:
-        params = {"scope": token(*person), "granted": token(*capability)}
-        shown = f"GET {GRANTS}?scope={params['scope']}&granted={params['granted']}"
-        found = discovery.api.read_all(GRANTS, params)
-        holding = {
-            g.get("id") for g in grants if person in scopes_of[g.get("id")] and capability in granted_of[g.get("id")]
-        }
-        missing = holding - set(ids(found))
-        assert not missing, f"{shown} left out assignments that grant it over that person: {sorted(missing)}"
-        wrong = [
-            g.get("id")
-            for g in found
-            if capability not in set(reference_identifiers(g.get("granted")))
-            or not any(discovery.same_party(person, pair) for pair in reference_identifiers(g.get("scope")))
-        ]
-        assert not wrong, f"{shown} answered assignments without both: {wrong}"
-
-
-# -- read-only ------------------------------------------------------------------------------------
-
-READ_ONLY = [
-    "/v1/party-roles",
-    "/v1/party-relationships",
-    "/v1/locations",
-    VALUE_SETS,
-    "/v1/naming-systems",
-    "/v1/capabilities",
-    GRANTS,
-]
-
-
-def _a_resource(discovery: Discovery, path: str) -> dict[str, Any]:
-    if path == VALUE_SETS:
-        listing = discovery.items(path)
-        found = discovery.value_set(listing[0]["url"]) if listing else []
-    else:
-        found = discovery.items(path)
-    skip_without(found, f"item on {path} to send back")
-    return found[0]
-
-
-# Last in the module: a target that wrongly accepts a write changes data only after the reads have run.
-@pytest.mark.requirement("ERIS-ACCESS-007")
-@pytest.mark.parametrize("path", READ_ONLY)
-def test_read_only_master_data_refuse_writes(discovery: Discovery, path: str) -> None:
-    resource = _a_resource(discovery, path)
-    named = identifiers(resource)
-    params = {"identifier": token(*named[0])} if named else {}
-    body = {key: value for key, value in resource.items() if key != "id"}
-    assert_not_success(discovery.api.post(path, json=body), f"{path} is read-only")
-    for method in ("PATCH", "PUT"):
-        response = discovery.api.request(method, path, params=params, json={**body, "comment": "eris conformance"})
-        assert_not_success(response, f"{path} is read-only")

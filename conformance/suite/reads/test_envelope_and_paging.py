@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from conformance.plugin import DEFAULT_COUNT
-from conformance.suite.read_support import (
-    Discovery,
+from conformance.suite.support.discovery import Discovery
+from conformance.suite.support.reads import (
     ListRead,
     assert_not_success,
     identifiers,

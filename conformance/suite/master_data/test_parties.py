@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conformance.suite._writes import (
+from conformance.suite.support.writes import (
     contractor_body,
     contractors,
     create_contractor,

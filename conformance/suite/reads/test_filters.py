@@ -5,9 +5,9 @@ declared for the resource (profiles/resources/<Type>.json, filterVocabularies).
 
 Parameters whose value form the contract does not show (parties lastModified, locations contained,
 document-references statusDate and issueDateFrom, fixed-asset-documents format: FORM_NOT_SHOWN) are not
-sent. Capabilities, grant assignments and naming systems are in test_terminology_and_access.py; value
-sets too. Error bodies of the read side have no shape in the contract: a 400 is checked for its status
-and for naming the parameter somewhere in its body.
+sent. Capabilities and grant assignments are in access/test_access.py; naming systems and value sets in
+master_data/test_terminology.py. Error bodies of the read side have no shape in the contract: a 400 is checked
+for its status and for naming the parameter somewhere in its body.
 
 What a filtered read answers is checked for what the filter selects, not validated: the shape of the
 items is the envelope test's (test_reads.py), so that an item of a wrong shape fails its own rows and not
@@ -20,23 +20,24 @@ from urllib.parse import quote
 
 import pytest
 
-from conformance.suite.read_support import (
+from conformance.suite.support.discovery import Discovery, skip_without
+from conformance.suite.support.filters import (
     FILTERS,
-    UNDECLARED_VOCABULARY,
-    Discovery,
     Filter,
-    ListRead,
     check_filter,
+    reference_key_identifiers,
+    unchecked_parameters,
+)
+from conformance.suite.support.reads import (
+    UNDECLARED_VOCABULARY,
+    ListRead,
     codings,
     ids,
     list_read,
     list_reads,
     names_parameter,
-    reference_key_identifiers,
-    skip_without,
     string_attributes,
     token,
-    unchecked_parameters,
 )
 from profiles import load_contract
 
@@ -44,7 +45,7 @@ _UNCHECKED = unchecked_parameters()
 assert not _UNCHECKED, f"query parameters of openapi.json that no read-side test covers: {_UNCHECKED}"
 
 ACCESS_PATHS = {"/v1/capabilities", "/v1/grant-assignments", "/v1/naming-systems"}
-"""Filtered in test_terminology_and_access.py."""
+"""Filtered in access/test_access.py and master_data/test_terminology.py."""
 
 # Requirement rows, named once. Marks are written out in each decorator (no helper builds them): the
 # catalogue's coverage (conformance/requirements.py) reads them from the source.

@@ -1,4 +1,4 @@
-"""Helpers of the write, fixed-asset, document and notification tests (test_parties.py, test_assets.py,
+"""Helpers of the write, fixed-asset, document and notification tests (test_parties.py, fixed_assets/,
 test_documents.py, test_notifications.py): write bodies built from the contract data of the target's
 installation and checked by the validator as writes before they are sent, and reads that discover what
 the target holds instead of assuming it."""

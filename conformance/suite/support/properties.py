@@ -16,7 +16,7 @@ from schemathesis.core.transport import Response
 from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
 
 from conformance.properties import described, judge, send
-from conformance.suite._writes import contractor_body, display_name, identifiers, installation_systems
+from conformance.suite.support.writes import contractor_body, display_name, identifiers, installation_systems
 
 PARTIES = "/v1/parties"
 _WRITE_REQUIREMENTS = {"POST": "ERIS-PARTY-012", "PATCH": "ERIS-PARTY-015"}

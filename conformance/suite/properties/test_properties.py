@@ -13,8 +13,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from conformance.properties import REPORTS, judge, load_schema, send
-from conformance.suite._writes import owner_nip_of
-from conformance.suite.property_support import (
+from conformance.suite.support.properties import (
     PARTIES,
     PartyLedger,
     contractor_writes,
@@ -22,7 +21,8 @@ from conformance.suite.property_support import (
     party_sequences,
     walk_links,
 )
-from conformance.suite.read_support import list_reads, openapi
+from conformance.suite.support.reads import list_reads, openapi
+from conformance.suite.support.writes import owner_nip_of
 
 # What each operation answers for: a failure of its answers (a 5xx, a body that is not the contract's) counts
 # against this requirement; the checks of envelope, content type and status codes have their own.

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conformance.suite._writes import (
+from conformance.suite.support.writes import (
     codes,
     contractor_body,
     create_contractor,

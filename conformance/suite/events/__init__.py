@@ -1,0 +1,1 @@
+"""Resources and their fields / Notification; Events."""

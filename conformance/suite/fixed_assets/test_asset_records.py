@@ -1,0 +1,142 @@
+"""Fixed-asset records: the read-only records (fixed assets, components, allocations, cost centers, usage
+places)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.suite.support.writes import (
+    codes,
+    has_coding,
+    identifiers,
+    namespace_system,
+    profile_url,
+    token,
+    vocab,
+)
+
+WRITES_GROUP = pytest.mark.xdist_group("fixed-asset-document-writes")
+ASSET_REFERENCE_TYPES = {"Location", "CostCenter"}
+DIRECT_FIELDS = {"location", "costCenter", "costcenter", "responsible", "responsiblePerson", "responsibleParty"}
+
+
+# -- read-only records ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-005", "ERIS-READ-001", "ERIS-BASE-001")
+def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(api: Any, contract: Any) -> None:
+    assets = api.read_all("/v1/fixed-assets", resource_type="FixedAsset")
+    if not assets:
+        pytest.skip("the target serves no fixed asset")
+    forbidden = {namespace_system(contract, "location"), namespace_system(contract, "cost-center")}
+    for asset in assets:
+        direct = sorted(DIRECT_FIELDS & set(asset))
+        assert not direct, f"the fixed asset {asset.get('id')} has direct field(s) {direct}"
+        for name, value in asset.items():
+            if name == "owner":
+                continue
+            for reference in value if isinstance(value, list) else [value]:
+                if not isinstance(reference, dict):
+                    continue
+                named = reference.get("identifier") if isinstance(reference.get("identifier"), dict) else {}
+                assert reference.get("type") not in ASSET_REFERENCE_TYPES and named.get("system") not in forbidden, (
+                    f"the fixed asset {asset.get('id')} names a location or cost center directly in {name!r}: "
+                    "allocations do that (FixedAssetAllocation)"
+                )
+
+
+@pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-006", "ERIS-READ-001")
+def test_asset_components_point_to_their_parent_fixed_asset(api: Any) -> None:
+    components = api.read_all("/v1/asset-components", resource_type="AssetComponent")
+    if not components:
+        pytest.skip("the target serves no asset component")
+    assets = api.read_all("/v1/fixed-assets", resource_type="FixedAsset")
+    served = {key for asset in assets for key in identifiers(asset)}
+    for component in components:
+        pointed = [
+            (named.get("system"), named.get("value"))
+            for name, value in component.items()
+            if name != "owner"
+            for reference in (value if isinstance(value, list) else [value])
+            if isinstance(reference, dict) and isinstance(named := reference.get("identifier"), dict)
+        ]
+        assert any(key in served for key in pointed), (
+            f"the asset component {component.get('id')} points to no fixed asset of GET /v1/fixed-assets "
+            f"(references by identifier: {pointed})"
+        )
+
+
+@pytest.mark.requirement("ERIS-ASSET-004", "ERIS-READ-001")
+def test_cost_centers_are_served(api: Any) -> None:
+    api.read_all("/v1/cost-centers", resource_type="CostCenter")
+
+
+@pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-007")
+@pytest.mark.parametrize(
+    "path", ["/v1/fixed-assets", "/v1/asset-components", "/v1/fixed-asset-allocations", "/v1/cost-centers"]
+)
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+def test_fixed_asset_records_are_read_only(api: Any, path: str, method: str) -> None:
+    response = api.request(method, path, json={"resourceType": "FixedAsset", "name": "eris"})
+    assert 400 <= response.status_code < 500, f"{method} {path} answered {response.status_code}; it is read-only"
+
+
+def _allocation_categories(contract: Any) -> list[tuple[str | None, str]]:
+    """Candidate allocation categories: the contract names the dimensions (location, cost center,
+    responsible person) but not the category codes, so bare codes and codes of the kit's vocabularies."""
+    base = vocab(contract)
+    systems = [None, f"{base}/assets/allocation-category", f"{base}/fixed-asset-allocation-dimension"]
+    return [(system, code) for system in systems for code in ("location", "cost-center", "responsible-person")]
+
+
+@pytest.mark.requirement("ERIS-ASSET-007", "ERIS-ASSET-002", "ERIS-ASSET-008", "ERIS-READ-001")
+def test_allocations_are_read_by_category_and_target_served_cost_centers(api: Any, contract: Any) -> None:
+    centers = {
+        key for center in api.read_all("/v1/cost-centers", resource_type="CostCenter") for key in identifiers(center)
+    }
+    found = 0
+    for system, code in _allocation_categories(contract):
+        category = code if system is None else token(system, code)
+        response = api.get("/v1/fixed-asset-allocations", {"category": category, "count": 100})
+        if response.status_code != 200:
+            continue  # a category this target does not know; the contract does not name the codes
+        allocations = api.read(
+            "/v1/fixed-asset-allocations", {"category": category, "count": 100}, resource_type="FixedAssetAllocation"
+        )
+        for allocation in allocations:
+            assert code in set().union(*(codes(c, system) for c in allocation.get("category") or [])), (
+                f"GET /v1/fixed-asset-allocations?category={category} returns {allocation.get('id')}, "
+                "of another category"
+            )
+            target = allocation.get("target")
+            if (
+                isinstance(target, dict)
+                and target.get("type") == "CostCenter"
+                and isinstance(target.get("identifier"), dict)
+            ):
+                named = (target["identifier"].get("system"), target["identifier"].get("value"))
+                assert named in centers, (
+                    f"the allocation {allocation.get('id')} targets the cost center {named}, "
+                    "which /v1/cost-centers does not serve"
+                )
+        found += len(allocations)
+    if not found:
+        pytest.skip(
+            "no allocation found under the categories tried "
+            f"({', '.join(c if s is None else f'{s}|{c}' for s, c in _allocation_categories(contract))}): "
+            "the contract does not name the category codes"
+        )
+
+
+@pytest.mark.requirement("ERIS-ASSET-009", "ERIS-LOC-001", "ERIS-READ-001")
+def test_usage_places_are_locations_of_the_usage_place_category(api: Any, contract: Any) -> None:
+    places = api.read_all("/v1/locations", {"profile": profile_url(contract, "UsagePlace")}, resource_type="Location")
+    if not places:
+        pytest.skip("the target serves no usage place")
+    system = f"{vocab(contract)}/assets/location-category"
+    for place in places:
+        assert has_coding(place.get("category") or [], system, "usage-place"), (
+            f"the usage place {place.get('id')} has no category usage-place of {system}"
+        )

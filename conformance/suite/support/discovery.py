@@ -1,0 +1,197 @@
+"""Discovering the target's data through its reads: the values a test filters by, taken from items it served."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any
+
+import httpx
+import pytest
+
+from conformance.suite.support.reads import (
+    Item,
+    ListRead,
+    Pair,
+    as_list,
+    codings,
+    identifiers,
+    list_read,
+    reference_identifiers,
+    token,
+)
+
+# -- discovery ------------------------------------------------------------------------------------
+
+# Values of the required parameters to try when nothing else tells the suite which exist: the examples
+# the contract gives ("a Party in a role (customer, supplier, payer, employee...)", "relation between
+# two PartyRole (employer-employee, superior-subordinate)", "assignment ... to a dimension (location,
+# cost center, responsible person)"), each as a bare code and in the conventional vocabulary
+# {vocab_url}/<name>. The vocabularies of these codes are not shown, so a candidate that does not
+# answer 200 is simply not used.
+REQUIRED_VALUE_CANDIDATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "/v1/party-roles": (("party-role",), ("employee", "supplier", "customer", "payer", "employer")),
+    "/v1/party-relationships": (("party-relationship-type",), ("employer-employee", "superior-subordinate")),
+    "/v1/fixed-asset-allocations": (
+        ("assets/allocation-category", "fixed-asset-allocation-dimension"),
+        ("location", "cost-center", "responsible-person"),
+    ),
+}
+
+
+class Discovery:
+    """The target's data, read once and kept: one per test module (a module-scoped fixture), so that
+    each module sees the data as it is when the module starts."""
+
+    def __init__(self, api: Any, contract: Any, validator: Any) -> None:
+        self.api = api
+        self.contract = contract
+        self.validator = validator
+        self._everything: dict[tuple[str, tuple[tuple[str, str], ...]], list[Item]] = {}
+        self._required: dict[str, list[dict[str, str]]] = {}
+        self._value_sets: dict[str, list[Item]] = {}
+
+    @property
+    def vocab_url(self) -> str:
+        return self.contract.installation.values["vocab_url"]
+
+    def everything(self, path: str, params: dict[str, str] | None = None) -> list[Item]:
+        """Every item of a read with these parameters, read once. Not validated: what the suite learns the
+        target's data from is judged by the tests that cite the shape (the envelope test of each read, the
+        resource tests), so that an item of a wrong shape fails their rows and not those of every test that
+        happens to look at the data."""
+        key = (path, tuple(sorted((params or {}).items())))
+        if key not in self._everything:
+            self._everything[key] = self.api.read_all(path, params)
+        return self._everything[key]
+
+    def required_values(self, read: ListRead) -> list[dict[str, str]]:
+        """Values of the required parameter of `read` that find items, in the form system|value of the
+        codings the items carry; the bare candidates only when the items carry none."""
+        if not read.required:
+            return [{}]
+        if read.path not in self._required:
+            self._required[read.path] = self._discover_required(read)
+        return self._required[read.path]
+
+    def _discover_required(self, read: ListRead) -> list[dict[str, str]]:
+        (parameter,) = read.required  # every list read of the contract has at most one
+        vocabularies, codes = REQUIRED_VALUE_CANDIDATES.get(read.path, ((), ()))
+        found: list[dict[str, str]] = []
+        for code in codes:
+            for value in (code, *(token(f"{self.vocab_url}/{v}", code) for v in vocabularies)):
+                response = self.api.get(read.path, {parameter: value, "count": 1})
+                if response.status_code == 200 and _has_items(response):
+                    found.append({parameter: value})
+                    break
+        carried = {
+            pair
+            for params in found
+            for item in self.everything(read.path, params)
+            for pair in codings(item.get(parameter))
+        }
+        coded = [{parameter: token(*pair)} for pair in sorted(carried)]
+        return coded or found
+
+    def largest_required(self, read: ListRead) -> dict[str, str] | None:
+        """The required parameters of `read` with the discovered value that finds the most items."""
+        candidates = self.required_values(read)
+        if not candidates:
+            return None
+        return max(candidates, key=lambda params: len(self.everything(read.path, params)))
+
+    def items(self, path: str) -> list[Item]:
+        """Every item of a list read; for a read with a required parameter, the union over the values
+        discovered for it."""
+        read = list_read(path)
+        merged: dict[Any, Item] = {}
+        for params in self.required_values(read):
+            for item in self.everything(path, params):
+                merged.setdefault(item.get("id", item.get("url")), item)
+        return list(merged.values())
+
+    def value_set(self, url: str) -> list[Item]:
+        """GET /v1/value-sets?url=..., valid ValueSet items, read once."""
+        if url not in self._value_sets:
+            self._value_sets[url] = self.api.read("/v1/value-sets", {"url": url}, resource_type="ValueSet")
+        return self._value_sets[url]
+
+    def required_for(self, read: ListRead, item: Item) -> dict[str, str]:
+        """The required parameters of `read` with the values `item` carries (its own coding)."""
+        params = {}
+        for parameter in read.required:
+            pairs = codings(item.get(parameter))
+            if pairs:
+                params[parameter] = token(*pairs[0])
+        return params
+
+    @cached_property
+    def parties(self) -> list[Item]:
+        return self.items("/v1/parties")
+
+    @cached_property
+    def _party_of(self) -> dict[Pair, Any]:
+        """Which Party an identifier names: every identifier of every Party, and of every PartyRole (a
+        role named by its own identifier stands for the Party it plays). Ambiguous identifiers are left
+        out: they name no Party for sure."""
+        owners: dict[Pair, set[Any]] = {}
+        for party in self.parties:
+            for pair in identifiers(party):
+                owners.setdefault(pair, set()).add(party.get("id"))
+        named = {pair: next(iter(found)) for pair, found in owners.items() if len(found) == 1}
+        for role in self.items("/v1/party-roles"):
+            played = {named.get(pair) for pair in reference_identifiers(role.get("party"))} - {None}
+            for pair in identifiers(role):
+                if len(played) == 1 and pair not in owners:
+                    named.setdefault(pair, next(iter(played)))
+        return named
+
+    def same_party(self, a: Pair, b: Pair) -> bool:
+        """Whether two identifiers name the same resource: equal, or both identifiers of one Party
+        (the contract lets a Party be referenced by any of its identifiers)."""
+        if a == b:
+            return True
+        party = self._party_of.get(a)
+        return party is not None and party == self._party_of.get(b)
+
+    def party(self, pair: Pair) -> Item | None:
+        party_id = self._party_of.get(pair)
+        return next((p for p in self.parties if p.get("id") == party_id), None) if party_id else None
+
+    def profiles_of(self, item: Item, resource_type: str) -> list[str]:
+        return [p.url for p in self.validator.recognised_profiles(item, resource_type)]
+
+    def claimed_profiles(self, item: Item) -> list[str]:
+        meta = item.get("meta")
+        claimed = meta.get("profile") if isinstance(meta, dict) else None
+        return [url for url in as_list(claimed) if isinstance(url, str)]
+
+
+def _has_items(response: httpx.Response) -> bool:
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and isinstance(body.get("items"), list) and bool(body["items"])
+
+
+# -- choosing values to filter by -----------------------------------------------------------------
+
+
+def discriminating(
+    items: list[Item], values_of: Callable[[Item], list[Any]], matches: Callable[[Item, Any], bool], limit: int = 3
+) -> list[tuple[Item, Any]]:
+    """Up to `limit` (item, value) pairs to filter by, distinct values, those that match the fewest items
+    first: a filter that is ignored then shows, because other items do not match."""
+    seen: dict[Any, tuple[int, int, Item]] = {}
+    for position, item in enumerate(items):
+        for value in values_of(item):
+            if value not in seen:
+                seen[value] = (sum(1 for other in items if matches(other, value)), position, item)
+    ranked = sorted(seen.items(), key=lambda entry: entry[1][:2])
+    return [(item, value) for value, (_, _, item) in ranked[:limit]]
+
+
+def skip_without(values: list[Any], what: str) -> None:
+    if not values:
+        pytest.skip(f"the target served no {what}: nothing to check")

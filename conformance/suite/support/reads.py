@@ -1,0 +1,189 @@
+"""What the read-side conformance tests share: the list reads of the contract (profiles.openapi_index), reading,
+element access, and whether an error body names a parameter. Discovering the target's data is
+conformance.suite.support.discovery; how each filter selects items, conformance.suite.support.filters.
+
+Nothing here assumes the reference implementation's data: every value a test filters by is taken from
+an item the target served, and a check the target gives no data for is skipped, not passed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import httpx
+
+from profiles.openapi_index import list_reads as index_list_reads
+from profiles.openapi_index import openapi_document, operations
+
+UNDECLARED_VOCABULARY = "https://eris-conformance.invalid/undeclared-vocabulary"
+"""A vocabulary no implementation declares (the .invalid top-level domain is reserved, RFC 2606)."""
+NO_SUCH_VALUE = "eris-conformance-no-such-value"
+
+Item = dict[str, Any]
+Pair = tuple[str, str]
+
+
+# -- the list reads of the contract ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListRead:
+    """One GET operation of openapi.json that is paged with count and offset."""
+
+    path: str
+    resource_type: str
+    """What each item is validated as: the envelope's item type (ValueSetSummary for the value-set listing)."""
+    parameters: tuple[tuple[str, bool], ...]
+    """Query parameters other than count and offset: (name, required)."""
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(name for name, required in self.parameters if required)
+
+    @property
+    def filters(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.parameters)
+
+    def __str__(self) -> str:
+        return self.path
+
+
+def openapi() -> dict[str, Any]:
+    return openapi_document()
+
+
+@cache
+def list_reads() -> tuple[ListRead, ...]:
+    """Every list read of the contract, in the order of openapi.json."""
+    return tuple(
+        ListRead(
+            read.path,
+            read.item_type or "",
+            tuple(
+                (name, parameter.required) for name, parameter in read.query.items() if name not in ("count", "offset")
+            ),
+        )
+        for read in index_list_reads()
+    )
+
+
+def list_read(path: str) -> ListRead:
+    return next(read for read in list_reads() if read.path == path)
+
+
+def operation_paths() -> list[str]:
+    return list(dict.fromkeys(found.path for found in operations()))
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def ids(items: Iterable[Item]) -> list[Any]:
+    return [item.get("id", item.get("url")) for item in items]
+
+
+def assert_not_success(response: httpx.Response, what: str) -> None:
+    assert not 200 <= response.status_code < 300, (
+        f"{response.request.method} {response.request.url} answered {response.status_code}: {what}"
+    )
+
+
+# -- element access -------------------------------------------------------------------------------
+
+
+def token(system: str, value: str) -> str:
+    return f"{system}|{value}"
+
+
+def as_list(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    return [] if value is None else [value]
+
+
+def codings(element: Any) -> list[Pair]:
+    """(system, code) of every coding of a CodeableConcept or a list of them."""
+    found = []
+    for concept in as_list(element):
+        for coding in as_list(concept.get("coding") if isinstance(concept, dict) else None):
+            if (
+                isinstance(coding, dict)
+                and isinstance(coding.get("system"), str)
+                and isinstance(coding.get("code"), str)
+            ):
+                found.append((coding["system"], coding["code"]))
+    return found
+
+
+def identifiers(item: Item) -> list[Pair]:
+    return [
+        (i["system"], i["value"])
+        for i in as_list(item.get("identifier"))
+        if isinstance(i, dict) and isinstance(i.get("system"), str) and isinstance(i.get("value"), str)
+    ]
+
+
+def reference_identifiers(element: Any) -> list[Pair]:
+    """(system, value) of the identifier of a Reference or of each Reference of a list."""
+    found = []
+    for reference in as_list(element):
+        identifier = reference.get("identifier") if isinstance(reference, dict) else None
+        if (
+            isinstance(identifier, dict)
+            and isinstance(identifier.get("system"), str)
+            and isinstance(identifier.get("value"), str)
+        ):
+            found.append((identifier["system"], identifier["value"]))
+    return found
+
+
+def string_attributes(item: Item) -> list[Pair]:
+    """(code, value) of the attributes whose value is a string: `code|value` says nothing of other values."""
+    return [
+        (a["code"], a["value"])
+        for a in as_list(item.get("attribute"))
+        if isinstance(a, dict)
+        and isinstance(a.get("code"), str)
+        and isinstance(a.get("value"), str)
+        and "|" not in a["code"]
+    ]
+
+
+# -- error bodies ---------------------------------------------------------------------------------
+
+
+def _texts(node: Any, *, top: bool = True) -> Iterator[str]:
+    """The strings of a JSON body: values anywhere, keys below the top level. Top-level keys are left out
+    because Problem Details has members named `type` and `status`, which would name those parameters
+    for every body."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, list):
+        for value in node:
+            yield from _texts(value, top=False)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if not top:
+                yield key
+            yield from _texts(value, top=False)
+
+
+def names_parameter(response: httpx.Response, parameter: str, echoed: Iterable[str] = ()) -> bool:
+    """Whether an error body names `parameter`, whatever its shape. The filter value the request sent
+    (`echoed`) is removed first, so that a body that only repeats the value does not count; the name
+    must stand as a word of its own (`type` in `document-type` does not count)."""
+    try:
+        texts = list(_texts(response.json()))
+    except ValueError:
+        texts = [response.text]
+    word = re.compile(rf"(?<![\w/.\-]){re.escape(parameter)}(?![\w/\-])")
+    removed = sorted({e for e in echoed if e}, key=len, reverse=True)
+    for text in texts:
+        for value in removed:
+            text = text.replace(value, " ")
+        if word.search(text):
+            return True
+    return False
