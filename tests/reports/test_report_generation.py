@@ -9,12 +9,12 @@ import io
 import math
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
+from project_paths import ROOT
 
 from profiles import load_contract
 from profiles.validator import Validator
@@ -340,5 +340,5 @@ def test_an_asset_stops_depreciating_once_written_off_and_the_last_month_takes_t
 
 
 def test_the_readme_shows_the_column_layouts_the_code_writes():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert layout_markdown() in readme

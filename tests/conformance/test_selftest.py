@@ -8,15 +8,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from project_paths import ROOT
 
 from conformance.requirements import load_catalogue
 from conformance.selftest import KILLED, PASSED, run_selftest
 from reference_impl.deviations import FAULT, VARIANT, catalogue
 
-ROOT = Path(__file__).resolve().parent.parent
 DEVIATIONS = catalogue()
 FAULTS = [d for d in DEVIATIONS if d.kind == FAULT]
 VARIANTS = [d for d in DEVIATIONS if d.kind == VARIANT]

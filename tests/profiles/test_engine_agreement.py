@@ -17,19 +17,19 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from case_files import CaseTest, load_tests
+from project_paths import ROOT
 from referencing import Registry, Resource
 
 from profiles.issues import pointer
 from profiles.structure import SchemaStore
 from schemas import load_schemas
-from tests.test_cases import CaseTest, load_tests
 
-RESOURCES_DIR = Path(__file__).resolve().parent.parent / "profiles" / "resources"
+RESOURCES_DIR = ROOT / "profiles" / "resources"
 
 SCHEMAS = load_schemas()
 REGISTRY = Registry().with_resources((schema["$id"], Resource.from_contents(schema)) for schema in SCHEMAS.values())

@@ -2,8 +2,8 @@
 
 tests/cases/README.md describes the format. This module checks the case files themselves (their
 schema, unique descriptions that state facts, the requirements they cite, coverage of every
-profile and resource type) and runs every test through one shared Validator. The loader
-(`load_case_files`, `load_tests`) is reused by tests/test_engine_agreement.py.
+profile and resource type) and runs every test through one shared Validator. The loader is
+tests/case_files.py.
 """
 
 from __future__ import annotations
@@ -12,20 +12,18 @@ import json
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from case_files import CaseTest, load_case_files, load_tests
+from project_paths import CASES_DIR, ROOT
 
 from profiles import load_contract, load_installation
 from profiles.validator import Validator
 
-ROOT = Path(__file__).resolve().parent.parent
-CASES_DIR = Path(__file__).resolve().parent / "cases"
 CASE_SCHEMA_FILE = CASES_DIR / "case.schema.json"
 REQUIREMENTS_FILE = ROOT / "conformance" / "requirements.toml"
 RESOURCES_DIR = ROOT / "profiles" / "resources"
@@ -34,58 +32,6 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 
 # Tests whose verdict the contract decides and this validator gets wrong (reported, not worked
 # around): the case states the contract; the mark flips to a failure once the engine is fixed.
-
-
-@dataclass(frozen=True)
-class CaseTest:
-    """One test of one case file (`case` is the whole file), its data filled in for the installation."""
-
-    file: str
-    case: Mapping[str, Any]
-    test: Mapping[str, Any]
-
-    @property
-    def id(self) -> str:
-        return f"{self.file}:{self.test['description']}"
-
-    @property
-    def data(self) -> Any:
-        return self.test["data"]
-
-    @property
-    def resource_type(self) -> str | None:
-        """The type the payload is validated as: its own resourceType, else the file's."""
-        own = self.data.get("resourceType") if isinstance(self.data, dict) else None
-        return own if isinstance(own, str) else self.case.get("resourceType")
-
-    def options(self) -> dict[str, Any]:
-        """Keyword arguments of `Validator.iter_issues` for this test."""
-        options: dict[str, Any] = {"context": self.case.get("context", "resource")}
-        if "resourceType" in self.case:
-            options["resource_type"] = self.case["resourceType"]
-        if "profile" in self.case:
-            options["profile"] = self.case["profile"]
-        return options
-
-
-@cache
-def load_case_files() -> dict[str, dict[str, Any]]:
-    """Every case file as written, by its path relative to tests/cases (e.g. party/status-binding.json)."""
-    return {
-        path.relative_to(CASES_DIR).as_posix(): json.loads(path.read_text(encoding="utf-8"))
-        for path in sorted(CASES_DIR.glob("*/*.json"))
-    }
-
-
-@cache
-def load_tests() -> tuple[CaseTest, ...]:
-    """Every test of every case file, its data filled in for the default installation (profiles/installation.toml)."""
-    installation = load_installation()
-    return tuple(
-        CaseTest(file, case, {**test, "data": installation.substitute(test["data"])})
-        for file, case in load_case_files().items()
-        for test in case["tests"]
-    )
 
 
 def _params() -> Iterator[Any]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pyarrow.parquet as pq
 import pytest
+from serve_fixtures import running
 
 from conformance.cli import main
 from conformance.embedded import target_description
@@ -24,7 +25,6 @@ from reference_impl.tokens import REPORT_RIGHT, mint_token
 from reports.compression import GzipWriter
 from reports.crypto import ArtifactEncryptor, SessionKey, seal_session_key
 from reports.keys import generate_key_pair, write_key_pair
-from tests.serve_fixtures import running
 
 PLAINTEXT = b"company_tax_no,year,month\n7251801126,2024,10\n" * 100
 

@@ -2,15 +2,14 @@
 
 import tomllib
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from project_paths import ROOT
 
 from profiles import RULES, load_contract
 from profiles.validator import Validator
 from schemas import load_schemas
 
-ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = load_contract()
 REQUIREMENTS = tomllib.loads((ROOT / "conformance" / "requirements.toml").read_text())["requirement"]
 REQUIREMENT_IDS = {row["id"] for row in REQUIREMENTS}

@@ -14,6 +14,7 @@ import pytest
 from aiohttp.test_utils import make_mocked_request
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from project_paths import ROOT
 
 import conformance.cli.reports as cli_reports
 import conformance.suite.support.reports as suite_crypto
@@ -29,7 +30,6 @@ from profiles.validator import Validator
 from reports.keys import KEY_BITS
 from schemas import SCHEMA_DIR
 
-ROOT = Path(__file__).resolve().parents[1]
 TABLE = json.loads(LIMITS_FILE.read_text(encoding="utf-8"))["limits"]
 REQUIREMENT_IDS = {
     row["id"] for row in tomllib.loads((ROOT / "conformance" / "requirements.toml").read_text())["requirement"]

@@ -20,6 +20,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from serve_fixtures import RunningServer, assert_problem, running, seeded_settings
 
 from reference_impl.app import APPLICATION_KEYS
 from reference_impl.outbox import Backoff
@@ -28,7 +29,6 @@ from reference_impl.seed import OWN_ORGANIZATION_NIP
 from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, mint_token
 from reports.delivery import EXECUTION_ID_HEADER
 from reports.receiver import Receiver
-from tests.serve_fixtures import RunningServer, assert_problem, running, seeded_settings
 
 STANDARD_400_TYPE = "https://tools.ietf.org/html/rfc9110#section-15.5.1"
 FAST_RETRIES = Backoff(base=0.1, cap=0.3, jitter=0.0)

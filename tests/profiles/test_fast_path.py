@@ -5,12 +5,12 @@ too much would only cost speed. Both are caught here: the two validators must ag
 """
 
 import pytest
+from case_files import load_tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mutations import element_paths, with_element_replaced
 
 from profiles.validator import RESOURCE, WRITE, Validator
-from tests.mutations import element_paths, with_element_replaced
-from tests.test_cases import load_tests
 
 FAST = Validator()
 EXPLAINED = Validator(FAST.contract, FAST.schemas, fast_path=False)

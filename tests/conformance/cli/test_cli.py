@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from project_paths import ROOT
 
 from conformance.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "tests" / "data" / "examples"
 CONTRACTOR = json.loads((EXAMPLES / "party-contractor.json").read_text())
 

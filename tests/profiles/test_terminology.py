@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from project_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TERMINOLOGY = ROOT / "profiles" / "terminology"
 SCHEMAS = ROOT / "schemas"
 

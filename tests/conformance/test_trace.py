@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from project_paths import ROOT
 
 from conformance.cli import main
 from conformance.requirements import load_catalogue
 from conformance.trace import Tracer
 
-ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = load_catalogue()
 TRACER = Tracer()
 

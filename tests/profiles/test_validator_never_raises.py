@@ -6,17 +6,17 @@ reaches the profile rules with shapes they do not expect).
 """
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mutations import element_paths, with_element_replaced
+from project_paths import DATA_DIR
 
 from conformance.strategies import sample_payloads
 from profiles.validator import RESOURCE, WRITE, Validator
-from tests.mutations import element_paths, with_element_replaced
 
-EXAMPLES = Path(__file__).parent / "data" / "examples"
+EXAMPLES = DATA_DIR / "examples"
 VALIDATOR = Validator()
 SEEDS = [
     (json.loads(path.read_text()), "ReportOrder" if "report-order" in path.parts else None)

@@ -10,15 +10,15 @@ from urllib.parse import unquote
 import pytest
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
+from project_paths import DATA_DIR, ROOT
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from profiles import openapi_bundle
 
-ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schemas"
 OPENAPI = SCHEMA_DIR / "openapi.json"
-CONTRACT_OPERATIONS = Path(__file__).resolve().parent / "data" / "contract_operations.json"
+CONTRACT_OPERATIONS = DATA_DIR / "contract_operations.json"
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 # Required query parameters, as the contract's Endpoints part names them.

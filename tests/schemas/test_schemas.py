@@ -6,14 +6,14 @@ must give the verdict the example's name states ("... is valid" / "... is invali
 
 import json
 from functools import cache
-from pathlib import Path
 
 import jsonschema
 import jsonschema_rs
 import pytest
+from project_paths import ROOT
 from referencing import Registry, Resource
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+SCHEMA_DIR = ROOT / "schemas"
 BASE = "https://schemas.eris.example/v1/"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -11,6 +11,18 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from serve_fixtures import (
+    CONTRACT,
+    NIP_SYSTEM,
+    VALIDATOR,
+    RunningServer,
+    contractor_body,
+    ns,
+    profile_url,
+    running,
+    seed_of,
+    seeded_settings,
+)
 
 from conformance.strategies import (
     KEY_SIZES,
@@ -24,18 +36,6 @@ from conformance.strategies.primitives import tokens
 from reference_impl.app import APPLICATION_KEYS
 from reference_impl.seed import OWN_ORGANIZATION_NIP
 from reference_impl.tokens import REPORT_RIGHT, mint_token
-from tests.serve_fixtures import (
-    CONTRACT,
-    NIP_SYSTEM,
-    VALIDATOR,
-    RunningServer,
-    contractor_body,
-    ns,
-    profile_url,
-    running,
-    seed_of,
-    seeded_settings,
-)
 
 EMPLOYER_OWNER = [{"type": "Party", "identifier": {"system": NIP_SYSTEM, "value": OWN_ORGANIZATION_NIP}}]
 
