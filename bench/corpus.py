@@ -27,6 +27,7 @@ from functools import cache
 from typing import Any
 
 from profiles import load_contract, load_installation
+from profiles.identifier_formats import nip_check_digit, regon_check_digit
 from profiles.installation import INSTALLATION_OID_ARC
 
 INVALID_SHARE = 0.05
@@ -55,19 +56,17 @@ def _public_key_pem() -> str:
 
 def nip(rng: random.Random) -> str:
     """A NIP (10 digits) whose check digit is valid."""
-    weights = (6, 5, 7, 2, 3, 4, 5, 6, 7)
     while True:
-        digits = [rng.randint(1, 9)] + [rng.randint(0, 9) for _ in range(8)]
-        check = sum(d * w for d, w in zip(digits, weights, strict=True)) % 11
-        if check != 10:
-            return "".join(map(str, digits)) + str(check)
+        digits = "".join(map(str, [rng.randint(1, 9)] + [rng.randint(0, 9) for _ in range(8)]))
+        check = nip_check_digit(digits)
+        if check is not None:
+            return digits + str(check)
 
 
 def regon(rng: random.Random) -> str:
     """A 9-digit REGON whose check digit is valid."""
-    digits = [rng.randint(0, 9) for _ in range(8)]
-    check = sum(d * w for d, w in zip(digits, (8, 9, 2, 3, 4, 5, 6, 7), strict=True)) % 11 % 10
-    return "".join(map(str, digits)) + str(check)
+    digits = "".join(str(rng.randint(0, 9)) for _ in range(8))
+    return digits + str(regon_check_digit(digits))
 
 
 def pesel(rng: random.Random) -> str:

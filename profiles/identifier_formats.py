@@ -15,34 +15,49 @@ _EU_VAT = re.compile(
 )
 
 
-def _mod11_check_digit(value: str, weights: tuple[int, ...]) -> bool:
-    """REGON's rule: the weighted sum modulo 11 (10 counting as 0) is the last digit."""
-    checksum = sum(int(d) * w for d, w in zip(value, weights, strict=False)) % 11
-    return checksum % 10 == int(value[-1])
+NIP_WEIGHTS = (6, 5, 7, 2, 3, 4, 5, 6, 7)
+REGON9_WEIGHTS = (8, 9, 2, 3, 4, 5, 6, 7)
+REGON14_WEIGHTS = (2, 4, 8, 5, 0, 9, 7, 3, 6, 1, 2, 4, 8)
+PESEL_WEIGHTS = (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)
+
+
+def _weighted(digits: str, weights: tuple[int, ...]) -> int:
+    return sum(int(d) * w for d, w in zip(digits, weights, strict=True))
+
+
+def nip_check_digit(nine_digits: str) -> int | None:
+    """The check digit of a NIP with these first nine digits; None when none exists (checksum 10)."""
+    checksum = _weighted(nine_digits, NIP_WEIGHTS) % 11
+    return None if checksum == 10 else checksum
+
+
+def regon_check_digit(digits: str) -> int:
+    """The check digit of a REGON: of a 9-digit one from its first 8 digits, of a 14-digit one from 13."""
+    return _weighted(digits, REGON9_WEIGHTS if len(digits) == 8 else REGON14_WEIGHTS) % 11 % 10
+
+
+def pesel_check_digit(ten_digits: str) -> int:
+    """The check digit of a PESEL with these first ten digits."""
+    return (10 - _weighted(ten_digits, PESEL_WEIGHTS) % 10) % 10
 
 
 def is_nip(value: str) -> bool:
     value = value.replace("-", "")
     if len(value) != 10 or not (value.isascii() and value.isdigit()):
         return False
-    d = [ord(char) - 48 for char in value]
-    checksum = (6 * d[0] + 5 * d[1] + 7 * d[2] + 2 * d[3] + 3 * d[4] + 4 * d[5] + 5 * d[6] + 6 * d[7] + 7 * d[8]) % 11
-    return checksum != 10 and checksum == d[9]
+    return nip_check_digit(value[:9]) == int(value[9])
 
 
 def is_regon(value: str) -> bool:
     if not (value.isascii() and value.isdigit()) or len(value) not in (9, 14):
         return False
-    weights = (8, 9, 2, 3, 4, 5, 6, 7) if len(value) == 9 else (2, 4, 8, 5, 0, 9, 7, 3, 6, 1, 2, 4, 8)
-    return _mod11_check_digit(value, weights)
+    return regon_check_digit(value[:-1]) == int(value[-1])
 
 
 def is_pesel(value: str) -> bool:
     if len(value) != 11 or not (value.isascii() and value.isdigit()):
         return False
-    weights = (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)
-    checksum = sum(int(d) * w for d, w in zip(value, weights, strict=False))
-    return (10 - checksum % 10) % 10 == int(value[10])
+    return pesel_check_digit(value[:10]) == int(value[10])
 
 
 def is_eu_vat(value: str) -> bool:

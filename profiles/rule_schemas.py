@@ -4,7 +4,7 @@ Most rule rows (required, absent, null-or-absent, bindings, installation identif
 keys) can be stated as JSON Schema; jsonschema-rs then checks them at native speed together with
 the structure. The compiled schema is a filter, not the explanation: a document it accepts gets
 no issue from those rules, and the validator skips them; a document it refuses goes through the
-rule functions, which say what is wrong. tests/test_fast_path.py checks that both paths report
+rule functions, which say what is wrong. tests/profiles/test_fast_path.py checks that both paths report
 the same issues.
 """
 

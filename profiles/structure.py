@@ -1,7 +1,7 @@
 """Structure checks: the JSON Schemas of `schemas/`, compiled once with jsonschema-rs.
 
 jsonschema-rs is a correct 2020-12 engine about 150 times faster than jsonschema (NOTES.md);
-tests/test_engine_agreement.py keeps the two engines in agreement on every case file.
+tests/profiles/test_engine_agreement.py keeps the two engines in agreement on every case file.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ class Validator:
         self, contract: Contract | None = None, schemas: SchemaStore | None = None, *, fast_path: bool = True
     ) -> None:
         """`fast_path=False` explains every document through the rule functions; the results are the
-        same, only slower (tests/test_fast_path.py)."""
+        same, only slower (tests/profiles/test_fast_path.py)."""
         self.contract = contract or load_contract()
         self.schemas = schemas or SchemaStore()
         self.fast_path = fast_path
