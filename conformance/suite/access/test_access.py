@@ -26,11 +26,6 @@ CAPABILITIES = "ERIS-ACCESS-003"
 ASSIGNMENTS = "ERIS-ACCESS-004"
 
 
-@pytest.fixture(scope="module")
-def discovery(api: Any, contract: Any, validator: Any) -> Discovery:
-    return Discovery(api, contract, validator)
-
-
 # -- capabilities and grant assignments -----------------------------------------------------------
 
 

@@ -31,11 +31,6 @@ ASSIGNMENTS = "ERIS-ACCESS-004"
 
 
 @pytest.fixture(scope="module")
-def discovery(api: Any, contract: Any, validator: Any) -> Discovery:
-    return Discovery(api, contract, validator)
-
-
-@pytest.fixture(scope="module")
 def listing(discovery: Discovery) -> list[dict[str, Any]]:
     found = discovery.items(VALUE_SETS)
     skip_without(found, "value set in GET /v1/value-sets")

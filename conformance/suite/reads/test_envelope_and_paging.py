@@ -29,11 +29,6 @@ from profiles.limits import LIMITS
 LIST_READS = list_reads()
 
 
-@pytest.fixture(scope="module")
-def discovery(api: Any, contract: Any, validator: Any) -> Discovery:
-    return Discovery(api, contract, validator)
-
-
 def _params(discovery: Discovery, read: ListRead) -> dict[str, str]:
     """The required parameters of `read` with the discovered value that finds the most items."""
     params = discovery.largest_required(read)

@@ -73,11 +73,6 @@ def _case(path: str, parameter: str, mark: Any) -> Any:
     )
 
 
-@pytest.fixture(scope="module")
-def discovery(api: Any, contract: Any, validator: Any) -> Discovery:
-    return Discovery(api, contract, validator)
-
-
 # -- every filter ---------------------------------------------------------------------------------
 
 
