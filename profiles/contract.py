@@ -12,6 +12,11 @@ from typing import Any
 from profiles.installation import INSTALLATION_OID_ARC, Installation, load_installation
 
 PROFILES_DIR = Path(__file__).parent
+RESOURCE = "resource"
+"""A payload as the service serves it."""
+WRITE = "write"
+"""A request body sent to the service (POST, PATCH)."""
+CONTEXTS = (RESOURCE, WRITE)
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,9 @@ class ResourceRules:
     requirement: str | None
     has_base: bool
     writable: bool
-    profile_recognition: Mapping[str, str]
+    profile_required_in: frozenset[str]
+    """The contexts (resource, write) in which a payload of this type must show one of its profiles."""
+    profile_recognition_requirement: str | None
     rules: tuple[Mapping[str, Any], ...]
     filter_vocabularies: Mapping[str, tuple[str, ...]]
     """Per coded filter (type, status), the vocabularies the contract declares for it."""
@@ -136,6 +143,7 @@ def _profile(definition: Mapping[str, Any], namespaces: Mapping[str, Namespace])
 
 def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> ResourceRules:
     has_base = bool(data.get("base", False))
+    recognition = data.get("profileRecognition", {})
     rules = (*base["rules"], *data["rules"]) if has_base else tuple(data["rules"])
     return ResourceRules(
         resource_type=data["resourceType"],
@@ -143,7 +151,8 @@ def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> Resourc
         requirement=data.get("requirement"),
         has_base=has_base,
         writable=bool(data.get("writable", False)),
-        profile_recognition=data.get("profileRecognition", {}),
+        profile_required_in=frozenset(recognition.get("requiredIn", [])),
+        profile_recognition_requirement=recognition.get("requirement"),
         rules=tuple(rules),
         filter_vocabularies={
             name: tuple(systems)

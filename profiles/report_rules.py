@@ -54,7 +54,6 @@ def _public_key_problem(pem: str, recommended_bits: int) -> Finding | None:
         return Finding(
             "report-public-key-below-recommended-size",
             f"the RSA key has {key.key_size} bits; {recommended_bits} bits are recommended",
-            severity="warning",
         )
     return None
 
@@ -104,7 +103,6 @@ def report_id(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator
             f"reportId {chosen!r} is not a report of the contract ({known}); "
             "the service answers 404 unless the installation has a producer for it",
             ("reportId",),
-            severity="warning",
         )
 
 
@@ -134,7 +132,6 @@ def _parameter_problem(definition: Mapping[str, Any], raw: Any) -> Finding | Non
                 f"report-parameter-{definition['format']}-invalid",
                 f"parameter {name} {raw!r} is not {shape}",
                 (name,),
-                "warning",
             )
     return None
 

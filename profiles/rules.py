@@ -3,6 +3,7 @@
 A rule row in `profiles/` names its function, the path of the values it applies to and its
 parameters. The engine walks the path, calls the function once per value and turns each Finding
 into an issue located by JSON Pointer; a function only says what is wrong, relative to its value.
+How severe that is, and which requirement it breaks, is the registry's (profiles/issue-codes.json).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ class Finding(NamedTuple):
     code: str
     message: str
     at: tuple[str | int, ...] = ()
-    severity: str | None = None
 
 
 class RuleContext(Protocol):
@@ -51,9 +51,7 @@ def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[F
         return
     value_set = ctx.contract.value_sets.get(spec["valueSet"])
     if value_set is None:
-        yield Finding(
-            "binding-value-set-unknown", f"value set {spec['valueSet']} is not in the terminology", severity="warning"
-        )
+        yield Finding("binding-value-set-unknown", f"value set {spec['valueSet']} is not in the terminology")
         return
     if not isinstance(value, dict | str):
         return  # the schema reports the wrong type
@@ -124,18 +122,16 @@ def installation_identifier(ctx: RuleContext, value: Any, spec: Mapping[str, Any
         return
     installation = ctx.contract.installation.number
     if arcs[0] != installation:
-        yield Finding(  # a warning: the contract lets the namespace choose the registering installation
+        yield Finding(
             "identifier-installation-foreign",
             f"system {system!r} names installation {arcs[0]}, not this installation ({installation})",
             ("system",),
-            severity=None if spec.get("mustBeInstallation") else "warning",
         )
     elif ctx.contract.namespace_of(system) is None:
         yield Finding(
             "identifier-namespace-unknown",
             f"system {system!r} is not a namespace of this installation's configuration",
             ("system",),
-            severity=None if spec.get("mustBeInstallation") else "warning",
         )
 
 
@@ -168,7 +164,6 @@ def identifier_format(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> 
             f"identifier-{namespace.format}-invalid",
             f"{identifier!r} is not a valid {namespace.title}: expected {shape}",
             ("value",),
-            severity="warning",
         )
 
 
