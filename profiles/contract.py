@@ -4,7 +4,7 @@ read from the files of this package with the installation's placeholders filled 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,12 @@ class Namespace:
     reference_key: bool
     format: str | None
     profiles: tuple[str, ...]
+    not_reference_key_for: tuple[str, ...] = ()
+    """Profiles whose identifiers here are not reference keys though the namespace is one (the employer
+    organization id in the employee namespace)."""
+
+    def is_reference_key_for(self, profiles: Iterable[Profile]) -> bool:
+        return self.reference_key and not any(p.name in self.not_reference_key_for for p in profiles)
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,11 @@ class Contract:
 
     def namespace_of(self, system: Any) -> Namespace | None:
         return self.namespaces.get(system) if isinstance(system, str) else None
+
+    def is_reference_key(self, system: Any, profiles: Iterable[Profile] = ()) -> bool:
+        """Whether a Reference may name a Party of `profiles` by its identifier in namespace `system`."""
+        namespace = self.namespace_of(system)
+        return namespace is not None and namespace.is_reference_key_for(profiles)
 
     def installation_namespace_key(self, key: str) -> str:
         return f"{INSTALLATION_OID_ARC}{self.installation.number}.{self.installation.namespace_keys[key]}"
@@ -181,6 +192,7 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
             reference_key=entry["referenceKey"],
             format=entry.get("format"),
             profiles=tuple(entry.get("profiles", [])),
+            not_reference_key_for=tuple(entry.get("notReferenceKeyFor", [])),
         )
         namespaces[namespace.system] = namespace
 

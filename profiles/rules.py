@@ -26,6 +26,7 @@ class RuleContext(Protocol):
     contract: Contract
     context: str
     applied_profiles: tuple[Profile, ...]
+    document: dict[str, Any]
 
 
 Rule = Callable[[RuleContext, Any, Mapping[str, Any]], Iterator[Finding]]
@@ -181,6 +182,34 @@ def reference_key(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iter
         )
 
 
+def profile_reference_key(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    """A Party that references itself (its owner) does so by an identifier that is a reference key for
+    its own profile: the only case where a payload shows which party a reference names."""
+    identifier = value.get("identifier") if isinstance(value, dict) else None
+    if not isinstance(identifier, dict):
+        return
+    namespace = ctx.contract.namespace_of(identifier.get("system"))
+    if namespace is None or not namespace.not_reference_key_for or not namespace.reference_key:
+        return  # a namespace that is no key for anyone is reference-key's to report
+    excluded = [p.name for p in ctx.applied_profiles if p.name in namespace.not_reference_key_for]
+    if excluded and _is_own_identifier(ctx.document, namespace.system, identifier.get("value")):
+        yield Finding(
+            "reference-identifier-not-key-for-profile",
+            f"this {' and '.join(excluded)} references itself by its identifier in {namespace.system} "
+            f"({namespace.title}), which is not a reference key for {' or '.join(excluded)}; "
+            "reference it by one of its reference-key identifiers (its NIP, for example)",
+            ("identifier", "system"),
+        )
+
+
+def _is_own_identifier(document: dict[str, Any], system: str, value: Any) -> bool:
+    own = document.get("identifier")
+    return isinstance(value, str) and any(
+        isinstance(i, dict) and i.get("system") == system and i.get("value") == value
+        for i in (own if isinstance(own, list) else [])
+    )
+
+
 def implementation_defined_version(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
     """A value-set summary {url, version} of an implementation-defined set reports version null."""
     if not isinstance(value, dict) or value.get("version") is None:
@@ -205,5 +234,6 @@ def generic_rules() -> dict[str, Rule]:
         "profile-namespace": profile_namespace,
         "identifier-format": identifier_format,
         "reference-key": reference_key,
+        "profile-reference-key": profile_reference_key,
         "implementation-defined-version": implementation_defined_version,
     }

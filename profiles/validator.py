@@ -49,6 +49,7 @@ class _RuleContext:
     contract: Contract
     context: str
     applied_profiles: tuple[Profile, ...]
+    document: dict[str, Any]
 
 
 def _in_context(rules: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
@@ -152,7 +153,7 @@ class Validator:
         applied, issues = self.recognition.recognise(document, rules.resource_type, context, profile)
         if issues:
             yield from issues
-        ctx = _RuleContext(self.contract, context, applied)
+        ctx = _RuleContext(self.contract, context, applied, document)
         yield from self._apply(plan, document, ctx)
         for applied_profile in applied:
             profile_plan = self._planned(applied_profile.name, context, applied_profile)
