@@ -125,7 +125,7 @@ def installation_identifier(ctx: RuleContext, value: Any, spec: Mapping[str, Any
     if arcs[0] != installation:
         yield Finding(
             "identifier-installation-foreign",
-            f"system {system!r} names installation {arcs[0]}, not this installation ({installation})",
+            f"system {system!r} is a namespace of installation {arcs[0]}, not of this installation ({installation})",
             ("system",),
         )
     elif ctx.contract.namespace_of(system) is None:
