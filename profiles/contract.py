@@ -4,7 +4,7 @@ read from the files of this package with the installation's placeholders filled 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -14,6 +14,11 @@ from profiles.installation import INSTALLATION_OID_ARC, Installation, load_insta
 from profiles.limits import Limits, LimitsError, load_limits
 
 PROFILES_DIR = Path(__file__).parent
+RESOURCE = "resource"
+"""A payload as the service serves it."""
+WRITE = "write"
+"""A request body sent to the service (POST, PATCH)."""
+CONTEXTS = (RESOURCE, WRITE)
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,9 @@ class ResourceRules:
     requirement: str | None
     has_base: bool
     writable: bool
-    profile_recognition: Mapping[str, str]
+    profile_required_in: frozenset[str]
+    """The contexts (resource, write) in which a payload of this type must show one of its profiles."""
+    profile_recognition_requirement: str | None
     rules: tuple[Mapping[str, Any], ...]
     filter_vocabularies: Mapping[str, tuple[str, ...]]
     """Per coded filter (type, status), the vocabularies the contract declares for it."""
@@ -76,6 +83,12 @@ class Namespace:
     reference_key: bool
     format: str | None
     profiles: tuple[str, ...]
+    not_reference_key_for: tuple[str, ...] = ()
+    """Profiles whose identifiers here are not reference keys though the namespace is one (the employer
+    organization id in the employee namespace)."""
+
+    def is_reference_key_for(self, profiles: Iterable[Profile]) -> bool:
+        return self.reference_key and not any(p.name in self.not_reference_key_for for p in profiles)
 
 
 @dataclass(frozen=True)
@@ -101,6 +114,11 @@ class Contract:
 
     def namespace_of(self, system: Any) -> Namespace | None:
         return self.namespaces.get(system) if isinstance(system, str) else None
+
+    def is_reference_key(self, system: Any, profiles: Iterable[Profile] = ()) -> bool:
+        """Whether a Reference may name a Party of `profiles` by its identifier in namespace `system`."""
+        namespace = self.namespace_of(system)
+        return namespace is not None and namespace.is_reference_key_for(profiles)
 
     def installation_namespace_key(self, key: str) -> str:
         return f"{INSTALLATION_OID_ARC}{self.installation.number}.{self.installation.namespace_keys[key]}"
@@ -165,6 +183,7 @@ def _profile(definition: Mapping[str, Any], namespaces: Mapping[str, Namespace])
 
 def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> ResourceRules:
     has_base = bool(data.get("base", False))
+    recognition = data.get("profileRecognition", {})
     rules = (*base["rules"], *data["rules"]) if has_base else tuple(data["rules"])
     return ResourceRules(
         resource_type=data["resourceType"],
@@ -172,7 +191,8 @@ def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> Resourc
         requirement=data.get("requirement"),
         has_base=has_base,
         writable=bool(data.get("writable", False)),
-        profile_recognition=data.get("profileRecognition", {}),
+        profile_required_in=frozenset(recognition.get("requiredIn", [])),
+        profile_recognition_requirement=recognition.get("requirement"),
         rules=tuple(rules),
         filter_vocabularies={
             name: tuple(systems)
@@ -201,6 +221,7 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
             reference_key=entry["referenceKey"],
             format=entry.get("format"),
             profiles=tuple(entry.get("profiles", [])),
+            not_reference_key_for=tuple(entry.get("notReferenceKeyFor", [])),
         )
         namespaces[namespace.system] = namespace
 

@@ -1,7 +1,8 @@
 """Value checks of the public-registry identifiers (NIP, REGON, PESEL, EU VAT number).
 
 The contract names these registries but not their formats; the checks are the registries' own
-published check-digit rules, so a failure is reported as a warning, never an error.
+published check-digit rules, so the registry of issue codes (issue-codes.json) makes a failure a
+warning, never an error.
 """
 
 from __future__ import annotations

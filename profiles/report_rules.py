@@ -54,7 +54,6 @@ def _public_key_problem(pem: str, recommended_bits: int) -> Finding | None:
         return Finding(
             "report-public-key-below-recommended-size",
             f"the RSA key has {key.key_size} bits; {recommended_bits} bits are recommended",
-            severity="warning",
         )
     return None
 
@@ -105,7 +104,6 @@ def unchosen_report(order: Mapping[str, Any], operations: Mapping[str, Any]) -> 
             "report-id-unknown",
             f"reportId {chosen!r} is not a report of the contract ({known})",
             ("reportId",),
-            severity="warning",
         )
     return None
 
@@ -150,7 +148,6 @@ def _parameter_problem(definition: Mapping[str, Any], raw: Any) -> Finding | Non
                 f"report-parameter-{definition['format']}-invalid",
                 f"parameter {name} {raw!r} is not {shape}",
                 (name,),
-                "warning",
             )
     return None
 

@@ -94,6 +94,17 @@ def _reference_key(contract: Contract, spec: Mapping[str, Any]) -> Schema:
     }
 
 
+def _profile_reference_key(contract: Contract, spec: Mapping[str, Any]) -> Schema:
+    """A filter: only a reference into a namespace that is a key for some profiles and not for others
+    can break the rule, and which case it is takes the rule function (the profile, the own identifiers)."""
+    shared = sorted(ns.system for ns in contract.namespaces.values() if ns.reference_key and ns.not_reference_key_for)
+    if not shared:
+        return {}
+    return {
+        "properties": {"identifier": {"if": _OBJECT, "then": {"properties": {"system": {"not": {"enum": shared}}}}}}
+    }
+
+
 _COMPILERS: dict[str, Callable[[Contract, Mapping[str, Any]], Schema | None]] = {
     "required": _required,
     "absent": _absent,
@@ -101,6 +112,7 @@ _COMPILERS: dict[str, Callable[[Contract, Mapping[str, Any]], Schema | None]] = 
     "binding": _binding,
     "installation-identifier": _installation_identifier,
     "reference-key": _reference_key,
+    "profile-reference-key": _profile_reference_key,
 }
 
 

@@ -3,6 +3,7 @@
 A rule row in `profiles/` names its function, the path of the values it applies to and its
 parameters. The engine walks the path, calls the function once per value and turns each Finding
 into an issue located by JSON Pointer; a function only says what is wrong, relative to its value.
+How severe that is, and which requirement it breaks, is the registry's (profiles/issue-codes.json).
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ class Finding(NamedTuple):
     code: str
     message: str
     at: tuple[str | int, ...] = ()
-    severity: str | None = None
 
 
 class RuleContext(Protocol):
     contract: Contract
     context: str
     applied_profiles: tuple[Profile, ...]
+    document: dict[str, Any]
 
 
 Rule = Callable[[RuleContext, Any, Mapping[str, Any]], Iterator[Finding]]
@@ -51,9 +52,7 @@ def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[F
         return
     value_set = ctx.contract.value_sets.get(spec["valueSet"])
     if value_set is None:
-        yield Finding(
-            "binding-value-set-unknown", f"value set {spec['valueSet']} is not in the terminology", severity="warning"
-        )
+        yield Finding("binding-value-set-unknown", f"value set {spec['valueSet']} is not in the terminology")
         return
     if not isinstance(value, dict | str):
         return  # the schema reports the wrong type
@@ -124,18 +123,16 @@ def installation_identifier(ctx: RuleContext, value: Any, spec: Mapping[str, Any
         return
     installation = ctx.contract.installation.number
     if arcs[0] != installation:
-        yield Finding(  # a warning: the contract lets the namespace choose the registering installation
+        yield Finding(
             "identifier-installation-foreign",
-            f"system {system!r} names installation {arcs[0]}, not this installation ({installation})",
+            f"system {system!r} is a namespace of installation {arcs[0]}, not of this installation ({installation})",
             ("system",),
-            severity=None if spec.get("mustBeInstallation") else "warning",
         )
     elif ctx.contract.namespace_of(system) is None:
         yield Finding(
             "identifier-namespace-unknown",
             f"system {system!r} is not a namespace of this installation's configuration",
             ("system",),
-            severity=None if spec.get("mustBeInstallation") else "warning",
         )
 
 
@@ -168,7 +165,6 @@ def identifier_format(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> 
             f"identifier-{namespace.format}-invalid",
             f"{identifier!r} is not a valid {namespace.title}: expected {shape}",
             ("value",),
-            severity="warning",
         )
 
 
@@ -184,6 +180,34 @@ def reference_key(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iter
             "reference the resource by one of its reference-key identifiers",
             ("identifier", "system"),
         )
+
+
+def profile_reference_key(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    """A Party that references itself (its owner) does so by an identifier that is a reference key for
+    its own profile: the only case where a payload shows which party a reference names."""
+    identifier = value.get("identifier") if isinstance(value, dict) else None
+    if not isinstance(identifier, dict):
+        return
+    namespace = ctx.contract.namespace_of(identifier.get("system"))
+    if namespace is None or not namespace.not_reference_key_for or not namespace.reference_key:
+        return  # a namespace that is no key for anyone is reference-key's to report
+    excluded = [p.name for p in ctx.applied_profiles if p.name in namespace.not_reference_key_for]
+    if excluded and _is_own_identifier(ctx.document, namespace.system, identifier.get("value")):
+        yield Finding(
+            "reference-identifier-not-key-for-profile",
+            f"this {' and '.join(excluded)} references itself by its identifier in {namespace.system} "
+            f"({namespace.title}), which is not a reference key for {' or '.join(excluded)}; "
+            "reference it by one of its reference-key identifiers (its NIP, for example)",
+            ("identifier", "system"),
+        )
+
+
+def _is_own_identifier(document: dict[str, Any], system: str, value: Any) -> bool:
+    own = document.get("identifier")
+    return isinstance(value, str) and any(
+        isinstance(i, dict) and i.get("system") == system and i.get("value") == value
+        for i in (own if isinstance(own, list) else [])
+    )
 
 
 def implementation_defined_version(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
@@ -210,5 +234,6 @@ def generic_rules() -> dict[str, Rule]:
         "profile-namespace": profile_namespace,
         "identifier-format": identifier_format,
         "reference-key": reference_key,
+        "profile-reference-key": profile_reference_key,
         "implementation-defined-version": implementation_defined_version,
     }

@@ -14,7 +14,8 @@ from typing import Any
 
 import jsonschema_rs
 
-from profiles.issues import Issue, Severity, pointer
+from profiles.issue_codes import IssueCodes, standard_issue_codes
+from profiles.issues import Issue, pointer
 from schemas import load_schemas
 
 _UNEXPECTED_KINDS = {"UnevaluatedProperties", "AdditionalProperties"}
@@ -22,7 +23,10 @@ _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 _KIND_CODES = {"FalseSchema": "schema-not-allowed", "Constant": "schema-const"}
 
 
-def _kind_code(kind_name: str) -> str:
+def issue_code(kind_name: str) -> str:
+    """The issue code of a jsonschema-rs error kind (its class name: Required, UnevaluatedProperties...)."""
+    if kind_name in _UNEXPECTED_KINDS:
+        return "schema-unexpected-element"
     return _KIND_CODES.get(kind_name) or "schema-" + _CAMEL.sub("-", kind_name).lower()
 
 
@@ -60,11 +64,15 @@ class SchemaStore:
                 return f"{shown} is not valid: expected {definition['description']}"
         return error.message
 
-    def iter_issues(self, name: str, instance: Any, requirement: str | None) -> Iterator[Issue]:
-        """Structure issues of `instance` against schema `name`, each once, located precisely."""
+    def iter_issues(
+        self, name: str, instance: Any, requirement: str | None, issue_codes: IssueCodes | None = None
+    ) -> Iterator[Issue]:
+        """Structure issues of `instance` against schema `name`, each once, located precisely;
+        `requirement` is the resource type's, which the registry gives the schema codes."""
         validator = self.validator(name)
         if validator.is_valid(instance):
             return
+        codes = standard_issue_codes() if issue_codes is None else issue_codes
         seen: set[tuple[str, str, str]] = set()
         for error in validator.iter_errors(instance):
             location = ""
@@ -76,11 +84,10 @@ class SchemaStore:
                     (pointer(location, name), f"element {name!r} is not part of this type")
                     for name in error.kind.unexpected
                 ]
-                code = "schema-unexpected-element"
             else:
                 found = [(location, self._message(error, kind_name))]
-                code = _kind_code(kind_name)
+            code = issue_code(kind_name)
             for where, message in found:
                 if (code, where, message) not in seen:
                     seen.add((code, where, message))
-                    yield Issue(Severity.ERROR, code, where, message, requirement)
+                    yield codes.issue(code, where, message, resource=requirement)

@@ -1,4 +1,6 @@
-"""The validator engine: structure from `schemas/`, then the profile rules of `profiles/`.
+"""The validator engine: structure from `schemas/`, profile recognition, then the profile rules of
+`profiles/`. The rule functions and the registry of issue codes are arguments; by default, the
+contract's standard ones.
 
 It never raises on bad input: whatever the payload, it returns issues.
 """
@@ -10,24 +12,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from profiles import RULES, Contract, Finding, Profile, ResourceRules, load_contract
-from profiles.issues import Issue, Severity, pointer
+from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
+from profiles.issue_codes import IssueCodes, standard_issue_codes
+from profiles.issues import Issue, pointer
 from profiles.paths import split_path, values_at
+from profiles.recognition import ProfileRecognition
 from profiles.rule_schemas import compile_rule
+from profiles.rule_set import standard_rules
+from profiles.rules import Rule
 from profiles.structure import SchemaStore
 
+__all__ = ["CONTEXTS", "RESOURCE", "WRITE", "Validator"]
+
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
-RESOURCE = "resource"
-WRITE = "write"
-CONTEXTS = (RESOURCE, WRITE)
 
 
 @dataclass(frozen=True, slots=True)
 class _PlannedRule:
-    function: Any
+    function: Rule
     spec: Mapping[str, Any]
-    severity: Severity
-    requirement: str | None
 
 
 _Plan = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
@@ -41,59 +44,52 @@ class _FastPath:
     residual: _Plan
 
 
-@dataclass
+@dataclass(slots=True)
 class _RuleContext:
     contract: Contract
     context: str
     applied_profiles: tuple[Profile, ...]
+    document: dict[str, Any]
 
 
 def _in_context(rules: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
     return [spec for spec in rules if context in spec.get("contexts", CONTEXTS)]
 
 
-def _plan(rules: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...], context: str) -> _Plan:
-    """The rules that apply in `context`, grouped by path so that each path is walked once."""
-    by_path: dict[tuple[str, ...], list[_PlannedRule]] = {}
-    for spec in rules:
-        if context not in spec.get("contexts", CONTEXTS) or spec.get("strength") == "example":
-            continue  # an example binding illustrates codes; it checks nothing
-        tokens = split_path(spec["path"])
-        by_path.setdefault(tokens, []).append(
-            _PlannedRule(
-                function=RULES[spec["rule"]],
-                spec=spec,
-                severity=Severity(spec.get("severity", "error")),
-                requirement=spec.get("requirement"),
-            )
-        )
-    return tuple(by_path.items())
-
-
 class Validator:
     """Validates payloads of the contract. Build once and reuse: schemas compile on first use."""
 
     def __init__(
-        self, contract: Contract | None = None, schemas: SchemaStore | None = None, *, fast_path: bool = True
+        self,
+        contract: Contract | None = None,
+        schemas: SchemaStore | None = None,
+        *,
+        rules: Mapping[str, Rule] | None = None,
+        issue_codes: IssueCodes | None = None,
+        fast_path: bool = True,
     ) -> None:
-        """`fast_path=False` explains every document through the rule functions; the results are the
-        same, only slower (tests/profiles/test_fast_path.py)."""
+        """`rules` maps the rule names of the profile data to their functions (default:
+        `standard_rules()`); `issue_codes` decides each code's severity and requirement (default: the
+        registry of profiles/issue-codes.json). `fast_path=False` explains every document through the
+        rule functions; the results are the same, only slower (tests/profiles/test_fast_path.py)."""
         self.contract = contract or load_contract()
         self.schemas = schemas or SchemaStore()
+        self.rules: Mapping[str, Rule] = dict(rules) if rules is not None else standard_rules()
+        self.issue_codes = standard_issue_codes() if issue_codes is None else issue_codes
+        self.recognition = ProfileRecognition(self.contract, self.issue_codes)
         self.fast_path = fast_path
         unknown = {
             spec["rule"]
-            for rules in [
+            for specs in [
                 *(r.rules for r in self.contract.resources.values()),
                 *(p.rules for p in self.contract.profiles.values()),
             ]
-            for spec in rules
-            if spec["rule"] not in RULES
+            for spec in specs
+            if spec["rule"] not in self.rules
         }
         if unknown:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
         self._plans: dict[tuple[str, str], _Plan] = {}
-        self._profiles_by_type: dict[str, tuple[Profile, ...]] = {}
         self._fast_paths: dict[tuple[str, str], _FastPath] = {}
 
     @classmethod
@@ -105,19 +101,11 @@ class Validator:
         return sorted(self.contract.resources)
 
     def resolve_profile(self, name_or_url: str, resource_type: str | None = None) -> Profile | None:
-        profile = self.contract.profiles.get(name_or_url) or self.contract.profile_by_url(name_or_url)
-        if profile is not None and resource_type and profile.resource_type != resource_type:
-            return None
-        return profile
+        return self.recognition.resolve(name_or_url, resource_type)
 
     def recognised_profiles(self, document: dict[str, Any], resource_type: str) -> tuple[Profile, ...]:
         """The profiles of `resource_type` that the resource claims in meta.profile or shows evidence of."""
-        candidates = self._profiles_of(resource_type)
-        meta = document.get("meta")
-        urls = meta.get("profile") if isinstance(meta, dict) else None
-        claimed = [p for p in candidates if isinstance(urls, list) and p.url in urls]
-        categories = _category_codings(document)
-        return tuple(dict.fromkeys([*claimed, *(p for p in candidates if _has_evidence(p, document, categories))]))
+        return self.recognition.recognise(document, resource_type).profiles
 
     def is_valid(self, document: Any, **options: Any) -> bool:
         return not any(issue.is_error for issue in self.iter_issues(document, **options))
@@ -136,10 +124,9 @@ class Validator:
         """Every issue of `document`: as served (context "resource") or as a write body ("write")."""
         if context not in CONTEXTS:
             raise ValueError(f"context must be one of {CONTEXTS}, not {context!r}")
+        codes = self.issue_codes
         if not isinstance(document, dict):
-            yield Issue(
-                Severity.ERROR, "resource-not-object", "", f"a resource is a JSON object, not {_json_kind(document)}"
-            )
+            yield codes.issue("resource-not-object", "", f"a resource is a JSON object, not {_json_kind(document)}")
             return
         found = document.get("resourceType")
         known = isinstance(found, str) and (resource_type is None or found == resource_type)
@@ -149,71 +136,61 @@ class Validator:
             if rules is None:
                 return
         if context == WRITE and not rules.writable:
-            yield Issue(
-                Severity.ERROR,
-                "resource-not-writable",
-                "/resourceType" if "resourceType" in document else "",
-                f"the contract has no write of {rules.resource_type}",
-            )
+            where = "/resourceType" if "resourceType" in document else ""
+            yield codes.issue("resource-not-writable", where, f"the contract has no write of {rules.resource_type}")
         fast = self._fast(rules, context) if self.fast_path else None
         if fast is not None and _passes(fast.validator, document):
             plan = fast.residual
         else:
             if rules.schema:
                 try:
-                    structure = list(self.schemas.iter_issues(rules.schema, document, rules.requirement))
+                    structure = list(self.schemas.iter_issues(rules.schema, document, rules.requirement, codes))
                 except (ValueError, RecursionError) as error:  # a lone surrogate, nesting beyond the engine
-                    yield Issue(Severity.ERROR, "payload-not-checkable", "", _not_checkable(error))
+                    yield codes.issue("payload-not-checkable", "", _not_checkable(error))
                     return
                 yield from structure
             plan = self._planned(rules.resource_type, context)
-        applied = yield from self._recognise_profiles(document, rules, profile, context)
-        ctx = _RuleContext(self.contract, context, applied)
+        applied, issues = self.recognition.recognise(document, rules.resource_type, context, profile)
+        if issues:
+            yield from issues
+        ctx = _RuleContext(self.contract, context, applied, document)
         yield from self._apply(plan, document, ctx)
         for applied_profile in applied:
-            yield from self._apply(self._planned(applied_profile.name, context, applied_profile), document, ctx)
+            profile_plan = self._planned(applied_profile.name, context, applied_profile)
+            if profile_plan:  # most profiles only recognise; an empty plan is not worth a generator
+                yield from self._apply(profile_plan, document, ctx)
 
     def _resource_rules(self, document: dict[str, Any], declared: str | None) -> Iterator[Issue]:
+        codes = self.issue_codes
         found = document.get("resourceType")
         if found is not None and declared is not None and found != declared:
-            yield Issue(
-                Severity.ERROR,
-                "resource-type-mismatch",
-                "/resourceType",
-                f"resourceType is {found!r} but {declared!r} was expected",
-            )
+            message = f"resourceType is {found!r} but {declared!r} was expected"
+            yield codes.issue("resource-type-mismatch", "/resourceType", message)
             return None
         resource_type = found if found is not None else declared
         if resource_type is None:
-            yield Issue(
-                Severity.ERROR,
-                "resource-type-missing",
-                "",
-                "no resourceType: give the payload one, or name its type (--resource-type)",
-            )
+            message = "no resourceType: give the payload one, or name its type (--resource-type)"
+            yield codes.issue("resource-type-missing", "", message)
             return None
         rules = self.contract.resources.get(resource_type) if isinstance(resource_type, str) else None
+        where = "/resourceType" if found is not None else ""
         if rules is None and isinstance(resource_type, str) and resource_type in self.contract.not_shown_types:
-            yield Issue(
-                Severity.INFORMATION,
-                "resource-type-not-shown",
-                "/resourceType" if found is not None else "",
-                f"the contract names {resource_type} but does not show its structure; it is not checked",
-            )
+            message = f"the contract names {resource_type} but does not show its structure; it is not checked"
+            yield codes.issue("resource-type-not-shown", where, message)
         elif rules is None:
-            yield Issue(
-                Severity.ERROR,
-                "resource-type-unknown",
-                "/resourceType" if found is not None else "",
-                f"{resource_type!r} is not a resource type of the contract; known: {', '.join(self.resource_types)}",
-            )
+            known = ", ".join(self.resource_types)
+            message = f"{resource_type!r} is not a resource type of the contract; known: {known}"
+            yield codes.issue("resource-type-unknown", where, message)
         return rules
 
-    def _profiles_of(self, resource_type: str) -> tuple[Profile, ...]:
-        profiles = self._profiles_by_type.get(resource_type)
-        if profiles is None:
-            profiles = self._profiles_by_type[resource_type] = self.contract.profiles_of(resource_type)
-        return profiles
+    def _plan(self, specs: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...], context: str) -> _Plan:
+        """The rules that apply in `context`, grouped by path so that each path is walked once."""
+        by_path: dict[tuple[str, ...], list[_PlannedRule]] = {}
+        for spec in specs:
+            if context not in spec.get("contexts", CONTEXTS) or spec.get("strength") == "example":
+                continue  # an example binding illustrates codes; it checks nothing
+            by_path.setdefault(split_path(spec["path"]), []).append(_PlannedRule(self.rules[spec["rule"]], spec))
+        return tuple(by_path.items())
 
     def _fast(self, rules: ResourceRules, context: str) -> _FastPath | None:
         key = (rules.resource_type, context)
@@ -227,108 +204,31 @@ class Validator:
                 (residual if schema is None else compiled).append(schema if schema is not None else spec)
             structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"]
             combined = {"$schema": _DIALECT, "allOf": [{"$ref": structure}, *compiled]}
-            fast = self._fast_paths[key] = _FastPath(self.schemas.compile(combined), _plan(residual, context))
+            fast = self._fast_paths[key] = _FastPath(self.schemas.compile(combined), self._plan(residual, context))
         return fast
 
     def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:
         key = (name, context)
         plan = self._plans.get(key)
         if plan is None:
-            rules = profile.rules if profile is not None else self.contract.resources[name].rules
-            plan = self._plans[key] = _plan(rules, context)
+            specs = profile.rules if profile is not None else self.contract.resources[name].rules
+            plan = self._plans[key] = self._plan(specs, context)
         return plan
 
     def _apply(self, plan: _Plan, document: dict[str, Any], ctx: _RuleContext) -> Iterator[Issue]:
+        codes = self.issue_codes
         for tokens, rules in plan:
             for value, where in values_at(document, tokens):
                 for rule in rules:
                     try:
                         findings = list(rule.function(ctx, value, rule.spec))
                     except Exception as error:  # a rule bug must not hide the rest of the report
-                        findings = [
-                            Finding(
-                                "validator-internal-error",
-                                f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}",
-                            )
-                        ]
+                        message = f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}"
+                        yield codes.issue("validator-internal-error", _pointer(where), message, rule=rule.spec)
+                        continue
                     for finding in findings:
-                        yield _issue(finding, where, rule.severity, rule.requirement)
-
-    def _recognise_profiles(
-        self, document: dict[str, Any], rules: ResourceRules, forced: str | None, context: str
-    ) -> Iterator[Issue]:
-        candidates = self._profiles_of(rules.resource_type)
-        meta = document.get("meta")
-        if not candidates and forced is None and not meta:
-            return ()
-        claimed: list[Profile] = []
-        if forced is not None:
-            profile = self.resolve_profile(forced, rules.resource_type)
-            if profile is None:
-                known = ", ".join(p.name for p in candidates) or "none"
-                yield Issue(
-                    Severity.ERROR,
-                    "profile-unknown",
-                    "",
-                    f"{forced!r} is not a profile of {rules.resource_type}; its profiles: {known}",
-                )
-            else:
-                claimed.append(profile)
-        urls = meta.get("profile") if isinstance(meta, dict) else None
-        for index, url in enumerate(urls if isinstance(urls, list) else []):
-            profile = self.contract.profile_by_url(url)
-            where = f"/meta/profile/{index}"
-            if profile is None:
-                yield Issue(
-                    Severity.INFORMATION,
-                    "profile-not-of-contract",
-                    where,
-                    f"{url!r} is not a profile of the contract; it is not checked",
-                )
-            elif profile.resource_type != rules.resource_type:
-                yield Issue(
-                    Severity.ERROR,
-                    "profile-wrong-resource-type",
-                    where,
-                    f"profile {profile.name} is a profile of {profile.resource_type}, not of {rules.resource_type}",
-                    profile.requirement,
-                )
-            elif profile not in claimed:
-                claimed.append(profile)
-        categories = _category_codings(document) if candidates else frozenset()
-        evidenced = [p for p in candidates if _has_evidence(p, document, categories)]
-        for profile in claimed:
-            if profile not in evidenced and profile.has_evidence_rule and context in profile.evidence_required_in:
-                yield Issue(
-                    Severity.ERROR,
-                    "profile-evidence-missing",
-                    _evidence_location(profile),
-                    f"the resource claims profile {profile.name} but {_evidence_text(profile)}",
-                    profile.requirement,
-                )
-        applied = tuple(dict.fromkeys([*claimed, *evidenced]))
-        recognition = rules.profile_recognition
-        if not applied and context in recognition:
-            names = ", ".join(p.name for p in candidates)
-            yield Issue(
-                Severity(recognition[context]),
-                "profile-unrecognised",
-                "",
-                f"no recognised profile: give meta.profile or a category of one of {names}",
-                recognition.get("requirement"),
-            )
-        if context == WRITE and candidates:
-            for profile in applied:
-                if not profile.writable:
-                    writable = ", ".join(p.name for p in candidates if p.writable)
-                    yield Issue(
-                        Severity.ERROR,
-                        "profile-not-writable",
-                        "",
-                        f"profile {profile.name} cannot be written; writes take {writable}",
-                        recognition.get("requirement", profile.requirement),
-                    )
-        return applied
+                        location = _pointer((*where, *finding.at))
+                        yield codes.issue(finding.code, location, finding.message, rule=rule.spec)
 
 
 def _passes(validator: Any, document: dict[str, Any]) -> bool:
@@ -344,49 +244,11 @@ def _not_checkable(error: Exception) -> str:
     return f"the payload cannot be checked: {error}"
 
 
-def _category_codings(document: dict[str, Any]) -> frozenset[tuple[Any, Any]]:
-    categories = document.get("category")
-    found = set()
-    for concept in categories if isinstance(categories, list) else []:
-        codings = concept.get("coding") if isinstance(concept, dict) else None
-        for coding in codings if isinstance(codings, list) else []:
-            if (
-                isinstance(coding, dict)
-                and isinstance(coding.get("system"), str)
-                and isinstance(coding.get("code"), str)
-            ):
-                found.add((coding["system"], coding["code"]))
-    return frozenset(found)
-
-
-def _has_evidence(profile: Profile, document: dict[str, Any], categories: frozenset[tuple[Any, Any]]) -> bool:
-    if profile.canonical_url is not None:
-        return document.get("url") == profile.canonical_url
-    return not categories.isdisjoint(profile.category_codings)
-
-
-def _evidence_location(profile: Profile) -> str:
-    return "/url" if profile.canonical_url is not None else "/category"
-
-
-def _evidence_text(profile: Profile) -> str:
-    if profile.canonical_url is not None:
-        return f"its url is not {profile.canonical_url}"
-    wanted = " or ".join(f"{system}|{code}" for system, code in profile.category_codings)
-    return f"its category has no coding {wanted}"
-
-
-def _issue(finding: Finding, where: tuple[str | int, ...], severity: Severity, requirement: str | None) -> Issue:
+def _pointer(tokens: tuple[str | int, ...]) -> str:
     location = ""
-    for token in (*where, *finding.at):
+    for token in tokens:
         location = pointer(location, token)
-    return Issue(
-        Severity(finding.severity) if finding.severity else severity,
-        finding.code,
-        location,
-        finding.message,
-        requirement,
-    )
+    return location
 
 
 def _json_kind(value: Any) -> str:

@@ -133,7 +133,7 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
             service.load(settings.seed(contract))
         outbox = Outbox(store.db, settings.notify_urls)
         worker = OutboxWorker(outbox)
-        service.change_listeners.append(_notifier(contract, outbox, worker))
+        service.change_listeners.append(_notifier(service, outbox, worker))
         app[SERVICE] = service
         app[OUTBOX_WORKER] = worker
         with _spool(settings) as spool:
@@ -204,7 +204,7 @@ def _source_changes(every: float) -> Callable[[web.Application], AsyncIterator[N
     return run
 
 
-def _notifier(contract: Contract, outbox: Outbox, worker: OutboxWorker) -> Callable[[dict[str, Any], str, str], None]:
+def _notifier(service: Service, outbox: Outbox, worker: OutboxWorker) -> Callable[[dict[str, Any], str, str], None]:
     """Records a Notification of each change in the outbox (in the change's transaction) and wakes the
     worker, which sends it once the transaction has committed."""
 
@@ -220,12 +220,13 @@ def _notifier(contract: Contract, outbox: Outbox, worker: OutboxWorker) -> Calla
         if logical is None or not outbox.subscribers:
             return
         notification = build_notification(
-            contract,
+            service.contract,
             resource_type=resource["resourceType"],
             identifier=logical,
             operation=operation,
             date=date,
             notification_id=str(uuid.uuid4()),
+            validator=service.validator,
         )
         outbox.record_notification(notification)
         worker.wake()

@@ -8,6 +8,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from profiles import Contract, Profile
+from profiles.recognition import unrecognised_severity
 
 
 @dataclass(frozen=True)
@@ -54,4 +55,4 @@ def foreign_canonical_urls(contract: Contract, resource_type: str, profiles: Col
 
 def recognition_severity(contract: Contract, resource_type: str, context: str) -> str | None:
     """The severity of an unrecognised profile for the type in `context` (None: no profile needed)."""
-    return contract.resources[resource_type].profile_recognition.get(context)
+    return unrecognised_severity(contract, resource_type, context)

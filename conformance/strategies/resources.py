@@ -45,6 +45,7 @@ HONOURED_RULES = frozenset(
         "profile-namespace",  # identifiers.admissible
         "identifier-format",  # identifiers.values_of: every value of a namespace with a format passes it
         "reference-key",  # _identifier
+        "profile-reference-key",  # _identifier
         "implementation-defined-version",  # _DOCUMENT_RULES
     }
 )
@@ -312,6 +313,8 @@ def _identifier(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
     namespaces = list(plan.contract.namespaces.values())
     if plan.has_rule(path[:-1], "reference-key"):
         namespaces = [ns for ns in namespaces if ns.reference_key]
+    if plan.has_rule(path[:-1], "profile-reference-key"):
+        namespaces = [ns for ns in namespaces if ns.is_reference_key_for(plan.profiles)]
     allowed = ids.admissible(namespaces, specs, plan.profiles)
     return ids.identifier(plan.contract, allowed, foreign=ids.foreign_allowed(specs), value=True)
 

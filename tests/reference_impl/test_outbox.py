@@ -150,9 +150,12 @@ def test_every_operation_and_status_validates(operation: str, status: str) -> No
         ({"status": "done"}, "not a code"),
         ({"date": "2024-05-01T12:00:00"}, "time zone"),
         ({"date": "yesterday"}, "ISO 8601"),
+        ({"date": "2024-05-01T12:00:00+0200"}, "time zone"),
+        ({"date": "2024-02-30T12:00:00Z"}, "no such moment"),
         ({"identifier": {"system": CONTRACT.installation.values["nip_system"], "value": "5260001246"}}, "namespace"),
         ({"identifier": {"system": "urn:oid:1.2.616.1.113769.4.999.1", "value": "1"}}, "namespace"),
         ({"identifier": {"system": CONTRACTOR}}, "value"),
+        ({"identifier": {"system": CONTRACTOR, "value": ""}}, "value"),
     ],
 )
 def test_notification_outside_the_contract_is_refused(change: dict[str, Any], message: str) -> None:

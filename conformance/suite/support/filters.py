@@ -114,23 +114,11 @@ def unchecked_parameters() -> list[tuple[str, str]]:
     ]
 
 
-# Contract, "Identifier namespaces of Party": the employer organization id "shares the space with
-# employees" and is not a reference key there, though employee ids in the same space are.
-_NOT_A_REFERENCE_KEY_FOR = {("employee", "Employer")}
-
-
 def reference_key_identifiers(discovery: Discovery, party: Item) -> list[Pair]:
-    """The identifiers of a Party in the namespaces the contract marks as reference keys."""
-    profiles = {p.name for p in discovery.validator.recognised_profiles(party, "Party")}
-    found = []
-    for system, value in identifiers(party):
-        namespace = discovery.contract.namespace_of(system)
-        if namespace is None or not namespace.reference_key:
-            continue
-        if any((namespace.key, profile) in _NOT_A_REFERENCE_KEY_FOR for profile in profiles):
-            continue
-        found.append((system, value))
-    return found
+    """The identifiers of a Party in the namespaces the contract marks as reference keys for its profiles
+    (profiles/namespaces.json: not the employer organization id, though employee ids share its space)."""
+    profiles = discovery.validator.recognised_profiles(party, "Party")
+    return [pair for pair in identifiers(party) if discovery.contract.is_reference_key(pair[0], profiles)]
 
 
 def _installation_prefix(discovery: Discovery) -> str:
