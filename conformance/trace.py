@@ -171,12 +171,18 @@ class Tracer:
             if path.suffix != ".json":
                 continue
             for row in _objects(json.loads(path.read_text(encoding="utf-8"))):
-                requirement_id, rule = row.get("requirement"), row.get("rule")
-                if not isinstance(requirement_id, str) or not isinstance(rule, str) or rule not in functions:
+                requirement_id = row.get("requirement")
+                if not isinstance(requirement_id, str):
                     continue
-                place = self._place_of(functions[rule], f"rule function {rule!r} (applied by {path.name})")
-                if place not in places.setdefault(requirement_id, []):
-                    places[requirement_id].append(place)
+                # a rule row names its function; a row of the issue-code registry, the rules emitting the code
+                emitted = [e.removeprefix("rule:") for e in row.get("emittedBy", []) if str(e).startswith("rule:")]
+                for rule in [row.get("rule"), *emitted]:
+                    if not isinstance(rule, str) or rule not in functions:
+                        continue
+                    verb = "applied by" if rule == row.get("rule") else f"emits {row.get('code')}, in"
+                    place = self._place_of(functions[rule], f"rule function {rule!r} ({verb} {path.name})")
+                    if place not in places.setdefault(requirement_id, []):
+                        places[requirement_id].append(place)
         return places
 
     @cached_property
@@ -278,10 +284,9 @@ class Tracer:
 
 
 def _rule_functions() -> dict[str, Callable[..., Any]]:
-    from profiles.report_rules import report_rules
-    from profiles.rules import generic_rules
+    from profiles import standard_rules
 
-    return {**generic_rules(), **report_rules()}
+    return dict(standard_rules())
 
 
 def _objects(node: Any) -> Iterator[dict[str, Any]]:
