@@ -28,12 +28,11 @@ from conformance.certification import (
     CONFORMANT,
     INCOMPLETE,
     NON_CONFORMANT,
-    Certification,
     ExpectedFailures,
     certify,
     write_outputs,
 )
-from conformance.certification.document import certified_for
+from conformance.certification.summary import print_summary
 from conformance.outcomes import TestOutcome
 from conformance.plugin import OUTCOMES
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
@@ -164,7 +163,7 @@ def _certify(options: CertifyOptions) -> int:
     except OSError as error:
         raise RunError(f"cannot write the certification into {report_dir}: {error.strerror or error}") from None
     paths["junit.xml"] = report_dir / "junit.xml"
-    _summary(certification, paths, options.out)
+    print_summary(certification, paths, options.out, shown=SHOWN_FAILURES, outputs=OUTPUTS)
     return _EXIT_OF_VERDICT[certification.verdict]
 
 
@@ -378,58 +377,6 @@ def _quiet(quiet: bool) -> Iterator[None]:
         return
     with contextlib.redirect_stdout(io.StringIO()):
         yield
-
-
-def _summary(c: Certification, paths: dict[str, Path], out: TextIO) -> None:
-    counts, tests = c.counts, c.test_counts
-    print(f"\neris certify: {c.verdict.upper()} — {c.base_url}", file=out)
-    print(f"  certified for: {certified_for(c)}" + (f"; selection: {c.selection}" if c.selection else ""), file=out)
-    print(
-        f"  requirements: {', '.join(f'{n} {status}' for status, n in counts.items())} (of {len(c.requirements)})",
-        file=out,
-    )
-    seconds = (c.finished - c.started).total_seconds()
-    print(f"  tests: {', '.join(f'{n} {outcome}' for outcome, n in tests.items())} in {seconds:.1f} s", file=out)
-    if c.properties.get("examples"):
-        print(
-            f"  property phase: {c.properties['examples']} examples a property, seed {c.properties['seed']} "
-            f"(--seed {c.properties['seed']} repeats it)",
-            file=out,
-        )
-    failed = [r for r in c.requirements if r.status == "failed"]
-    for result in failed[:SHOWN_FAILURES]:
-        mark = " (expected)" if result.expected else ""
-        requirement = result.requirement
-        print(f"  failed {requirement.level} {requirement.id}{mark}: {_shortened(result.message)}", file=out)
-    if len(failed) > SHOWN_FAILURES:
-        print(f"  … and {len(failed) - SHOWN_FAILURES} more failed requirements: see report.html", file=out)
-    incomplete = list(c.incomplete.items())
-    for requirement_id, why in incomplete[:SHOWN_FAILURES]:
-        print(f"  not exercised MUST {requirement_id}: {_shortened(why)}", file=out)
-    if len(incomplete) > SHOWN_FAILURES:
-        more = len(incomplete) - SHOWN_FAILURES
-        print(f"  … and {more} more MUST requirements not exercised: see report.html", file=out)
-    for entry in c.expected.expired:
-        print(f"  expected failure expired on {entry.until}: {entry.requirement_id} ({entry.reason})", file=out)
-    if c.fixed:
-        print(f"  fixed (listed as expected failures, but passed): {', '.join(c.fixed)}", file=out)
-    if c.unmatched_expected:
-        unmatched = ", ".join(c.unmatched_expected)
-        print(f"  expected-failure entries naming no catalogue requirement: {unmatched}", file=out)
-    if c.unknown:
-        unknown = list(c.unknown)
-        more = f" and {len(unknown) - SHOWN_FAILURES} more" if len(unknown) > SHOWN_FAILURES else ""
-        print(
-            f"  {len(unknown)} requirement ids cited by tests are not in the catalogue (not judged): "
-            f"{', '.join(unknown[:SHOWN_FAILURES])}{more}",
-            file=out,
-        )
-    print("  outputs: " + ", ".join(str(paths[name]) for name in OUTPUTS if name in paths), file=out)
-
-
-def _shortened(text: str) -> str:
-    line = _one_line(text)
-    return line if len(line) <= 100 else line[:99] + "…"
 
 
 def _one_line(text: str) -> str:

@@ -23,7 +23,8 @@ from profiles.installation import INSTALLATION_OID_ARC
 from profiles.validator import Validator
 from reference_impl import reads, writes
 from reference_impl.auth import AuthPolicy, auth_middleware
-from reference_impl.outbox import Backoff, Outbox, OutboxWorker, build_notification, create_schema, outbox_context
+from reference_impl.notifications import build_notification
+from reference_impl.outbox import Backoff, Outbox, OutboxWorker, create_schema, outbox_context
 from reference_impl.problems import PROBLEM_JSON, problem
 from reference_impl.ratelimit import RateLimiter, rate_limit_middleware
 from reference_impl.report_orders import REPORTS, ReportDesk, data_for, order_report

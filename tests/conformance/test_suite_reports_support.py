@@ -23,19 +23,18 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from conformance.suite.support.compression import decompressions
 from conformance.suite.support.reports import (
     ACCEPTED_400_TYPES,
     assert_problem_details_400,
     decode_base64,
-    decompressions,
     explain_artifact,
     explain_sealed_key,
-    forged_tokens,
     looks_plain,
-    mint_rs256,
     open_artifact,
     read_report,
 )
+from conformance.suite.support.tokens import forged_tokens, mint_rs256
 
 CSV = b"company,year,month,amount\n" + b"7251801126,2026,10,12.50\n7251801126,2026,10,3.00\n" * 40
 

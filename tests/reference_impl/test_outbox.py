@@ -22,11 +22,11 @@ from aiohttp.test_utils import TestServer
 
 from profiles import load_contract
 from profiles.validator import Validator
+from reference_impl.notifications import build_notification
 from reference_impl.outbox import (
     Backoff,
     Outbox,
     OutboxWorker,
-    build_notification,
     create_schema,
     outbox_context,
 )

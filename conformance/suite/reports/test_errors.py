@@ -19,10 +19,8 @@ from hypothesis import strategies as st
 
 from conformance.strategies import report_order
 from conformance.suite.support.orders import REPORTS, answered, assert_refused_as_client_fault
-from conformance.suite.support.reports import (
-    assert_problem_details_400,
-    forged_tokens,
-)
+from conformance.suite.support.reports import assert_problem_details_400
+from conformance.suite.support.tokens import forged_tokens
 from conformance.traffic import exchange_of_response
 from profiles.limits import LIMITS
 from reports.client import retry_after_seconds

@@ -28,6 +28,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from conformance.suite.support.compression import decompressions
 from conformance.suite.support.orders import CLOCK_TOLERANCE, KNOWN_REPORTS, REPORTS, RUN_AT_DELAY, answered, order_body
 from conformance.suite.support.reports import (
     KEY_BYTES,
@@ -35,7 +36,6 @@ from conformance.suite.support.reports import (
     SESSION_KEY_BYTES,
     TAG_BYTES,
     decode_base64,
-    decompressions,
     explain_artifact,
     explain_sealed_key,
     looks_plain,

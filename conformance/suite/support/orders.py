@@ -8,9 +8,7 @@ from typing import Any
 
 import httpx
 
-from conformance.suite.support.reports import (
-    utc_text,
-)
+from conformance.suite.support.reports import utc_text
 from profiles import load_contract
 
 REPORTS = "/v1/reports"

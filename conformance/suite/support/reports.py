@@ -11,16 +11,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import bz2
 import csv
-import gzip
 import io
-import json
-import lzma
 import re
-import zipfile
-import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -34,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from conformance.suite.support.compression import decompressions
 from profiles.limits import LIMITS
 
 __all__ = [
@@ -42,16 +37,12 @@ __all__ = [
     "NONCE_BYTES",
     "SESSION_KEY_BYTES",
     "TAG_BYTES",
-    "Decompressed",
     "ReportFile",
     "assert_problem_details_400",
     "decode_base64",
-    "decompressions",
     "explain_artifact",
     "explain_sealed_key",
-    "forged_tokens",
     "looks_plain",
-    "mint_rs256",
     "open_artifact",
     "open_session_key",
     "read_report",
@@ -256,106 +247,6 @@ def explain_artifact(session: bytes, artifact: bytes) -> str:
     )
 
 
-# --- compression (its algorithm is not shown: every common one is tried) ------------------------------------
-
-
-@dataclass(frozen=True)
-class Decompressed:
-    algorithm: str
-    data: bytes
-
-
-def _zlib_whole(data: bytes, wbits: int) -> bytes:
-    decompressor = zlib.decompressobj(wbits)
-    out = decompressor.decompress(data)
-    if not decompressor.eof or decompressor.unused_data:
-        raise ValueError("not one complete stream")
-    return out
-
-
-def _arrow_stream(codec: str) -> Callable[[bytes], bytes]:
-    def read(data: bytes) -> bytes:
-        with pa.CompressedInputStream(pa.BufferReader(data), codec) as stream:
-            return stream.read()
-
-    return read
-
-
-def _varint(data: bytes) -> int:
-    value = shift = 0
-    for byte in data[:5]:
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value
-        shift += 7
-    raise ValueError("bad varint")
-
-
-def _snappy_framed(data: bytes) -> bytes:
-    """The snappy framing format (chunks: type, 3-byte length; CRCs are not checked here)."""
-    codec = pa.Codec("snappy")
-    out = bytearray()
-    position = 0
-    while position < len(data):
-        if position + 4 > len(data):
-            raise ValueError("truncated snappy frame")
-        kind, length = data[position], int.from_bytes(data[position + 1 : position + 4], "little")
-        chunk = data[position + 4 : position + 4 + length]
-        if len(chunk) != length:
-            raise ValueError("truncated snappy frame")
-        if kind == 0x00:
-            raw = chunk[4:]
-            out += codec.decompress(raw, decompressed_size=_varint(raw), asbytes=True)
-        elif kind == 0x01:
-            out += chunk[4:]
-        elif kind in (0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x7F):
-            raise ValueError("reserved unskippable snappy chunk")
-        position += 4 + length
-    return bytes(out)
-
-
-def _zip_single(data: bytes) -> bytes:
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        members = [info for info in archive.infolist() if not info.is_dir()]
-        if len(members) != 1:
-            raise ValueError(f"a zip archive of {len(members)} files")
-        return archive.read(members[0])
-
-
-def _is_zlib_header(data: bytes) -> bool:
-    return len(data) >= 2 and data[0] & 0x0F == 8 and data[0] >> 4 <= 7 and (data[0] << 8 | data[1]) % 31 == 0
-
-
-# (name, recognised by its magic number, decompress): tried in this order; the ones without a magic
-# number last, and only their complete decoding counts.
-_ALGORITHMS: list[tuple[str, Callable[[bytes], bool], Callable[[bytes], bytes]]] = [
-    ("gzip", lambda d: d[:2] == b"\x1f\x8b", gzip.decompress),
-    ("zstd", lambda d: d[:4] == b"\x28\xb5\x2f\xfd", _arrow_stream("zstd")),
-    ("zlib", _is_zlib_header, lambda d: _zlib_whole(d, 15)),
-    ("bzip2", lambda d: d[:3] == b"BZh", bz2.decompress),
-    ("xz", lambda d: d[:6] == b"\xfd7zXZ\x00", lambda d: lzma.decompress(d, format=lzma.FORMAT_XZ)),
-    ("lz4 frame", lambda d: d[:4] == b"\x04\x22\x4d\x18", _arrow_stream("lz4")),
-    ("snappy framed", lambda d: d[:10] == b"\xff\x06\x00\x00sNaPpY", _snappy_framed),
-    ("zip (one file)", lambda d: d[:4] == b"PK\x03\x04", _zip_single),
-    ("lzma (alone)", lambda d: d[:1] == b"\x5d", lambda d: lzma.decompress(d, format=lzma.FORMAT_ALONE)),
-    ("raw deflate", lambda d: True, lambda d: _zlib_whole(d, -15)),
-    ("brotli", lambda d: True, _arrow_stream("brotli")),
-]
-
-
-def decompressions(data: bytes) -> Iterator[Decompressed]:
-    """Every known algorithm that opens `data` completely, with what it gives."""
-    for name, recognised, decompress in _ALGORITHMS:
-        if not recognised(data):
-            continue
-        try:
-            opened = decompress(data)
-        except Exception:  # each library has its own error types; any of them means "not this one"
-            continue
-        if opened:
-            yield Decompressed(name, bytes(opened))
-
-
 # --- the report file (its column layout is not shown: nothing about columns is assumed) -------------------
 
 
@@ -409,64 +300,3 @@ def read_report(data: bytes, format_: str) -> ReportFile:
     if ragged:
         raise ValueError(f"CSV records {ragged[:5]} do not have the {width} fields of the first record")
     return ReportFile(len(records) - 1, width, f"CSV, a header and {len(records) - 1} rows of {width} fields")
-
-
-# --- tokens the target must refuse ----------------------------------------------------------------------
-
-
-def _b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _json_part(value: dict[str, Any]) -> str:
-    return _b64url(json.dumps(value, separators=(",", ":")).encode())
-
-
-def mint_rs256(private_key: rsa.RSAPrivateKey, header: dict[str, Any], claims: dict[str, Any]) -> str:
-    """A compact JWS: RS256 (RSASSA-PKCS1-v1_5 with SHA-256) of base64url(header).base64url(claims)."""
-    signing_input = f"{_json_part({**header, 'alg': 'RS256'})}.{_json_part(claims)}"
-    signature = private_key.sign(signing_input.encode("ascii"), padding.PKCS1v15(), hashes.SHA256())
-    return f"{signing_input}.{_b64url(signature)}"
-
-
-def _jwt_parts(token: str | None) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """Header and claims of a JWT, or None when the token is not one (tokens may be opaque)."""
-    parts = (token or "").split(".")
-    if len(parts) != 3:
-        return None
-    try:
-        decoded = [json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))) for part in parts[:2]]
-    except (ValueError, binascii.Error):
-        return None
-    header, claims = decoded
-    return (header, claims) if isinstance(header, dict) and isinstance(claims, dict) else None
-
-
-def forged_tokens(valid_token: str | None, now: float) -> dict[str, str]:
-    """Tokens that no implementation may accept, by name:
-
-    - `unknown-key`: the valid token's very header and claims (its `kid` and its rights included) when
-      it is a JWT, else claims of the usual form, signed RS256 by a key generated here;
-    - `unsigned`: the same header (with `alg` none) and claims without a signature;
-    - `altered-signature`: the valid token with one byte of its signature changed (JWT only);
-    - `not-a-token`: text that is no token at all.
-    """
-    stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    parts = _jwt_parts(valid_token)
-    if parts is None:
-        header: dict[str, Any] = {"typ": "JWT"}
-        claims: dict[str, Any] = {"iss": "eris-conformance", "sub": "intruder", "iat": int(now), "exp": int(now) + 600}
-    else:
-        header, claims = parts
-    tokens = {
-        "unknown-key": mint_rs256(stranger, header, claims),
-        "unsigned": f"{_json_part({**header, 'alg': 'none'})}.{_json_part(claims)}.",
-        "not-a-token": "eris-conformance-not-a-token",
-    }
-    if parts is not None and valid_token is not None:
-        signing_input, _, signature = valid_token.rpartition(".")
-        raw = bytearray(base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)))
-        if raw:
-            raw[len(raw) // 2] ^= 0x01
-            tokens["altered-signature"] = f"{signing_input}.{_b64url(bytes(raw))}"
-    return tokens
