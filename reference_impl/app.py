@@ -31,6 +31,7 @@ from reference_impl.report_orders import REPORTS, ReportDesk, data_for, order_re
 from reference_impl.report_queue import ReportQueue
 from reference_impl.report_worker import DEFAULT_DELIVERY_DEADLINE, ReportWorker, report_worker_context
 from reference_impl.search import READ_PATHS, QueryBuilder, load_operations
+from reference_impl.seed import installation_resources
 from reference_impl.state import SERVICE, Service
 from reference_impl.store import Store
 from reference_impl.tokens import ApplicationKeys, TokenVerifier
@@ -49,6 +50,8 @@ class ServerSettings:
     db: str = ":memory:"
     config: str | None = None
     seed: Callable[[Contract], list[dict[str, Any]]] | None = None
+    """The data an empty database starts with; None: only what every installation publishes (its naming systems
+    and value sets, reference_impl.seed.installation_resources)."""
     notify_urls: list[str] = field(default_factory=list)
     max_body_bytes: int = MAX_BODY_BYTES
     application_keys: ApplicationKeys | None = None
@@ -130,8 +133,8 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
         create_schema(store.db)
         validator = Validator(contract)
         service = Service(contract, validator, store, QueryBuilder(contract, store), load_operations())
-        if settings.seed is not None and store.is_empty():
-            service.load(settings.seed(contract))
+        if store.is_empty():  # without seed data, still what every installation publishes
+            service.load(settings.seed(contract) if settings.seed is not None else installation_resources(contract))
         outbox = Outbox(store.db, settings.notify_urls)
         worker = OutboxWorker(outbox)
         service.change_listeners.append(_notifier(service, outbox, worker))

@@ -34,7 +34,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--seed",
         default="default",
         metavar="default|none|large:N",
-        help="data of a new database: the reference data set, nothing, or it plus N parties",
+        help="data of a new database: the reference data set; none (only the naming systems and value sets every "
+        "installation publishes); or the reference data plus N parties",
     )
     serve.add_argument("--config", metavar="FILE.toml", help="installation placeholders ([installation] table)")
     serve.add_argument(

@@ -57,6 +57,16 @@ from reference_impl.seed.parties import PartiesPart
 from reference_impl.seed.places import PlacesPart
 
 
+def installation_resources(contract: Contract) -> list[Resource]:
+    """What every installation publishes whatever data it holds: its NamingSystems (the identifier namespaces it
+    registers parties in) and the ValueSets of its terminology. A server without seed data still serves them."""
+    builder = Builder(contract)
+    return [
+        *builder.naming_systems(),
+        *(copy.deepcopy(dict(value_set)) for value_set in contract.value_set_resources.values()),
+    ]
+
+
 def own_organization_nip() -> str:
     """NIP of the own organization: the `CompanyTaxNo` of report orders and the seed's owner."""
     return OWN_ORGANIZATION_NIP
@@ -111,4 +121,11 @@ def seed_resources(contract: Contract, *, large: int = 0) -> list[Resource]:
     return resources
 
 
-__all__ = ["OWN_ORGANIZATION_NAME", "OWN_ORGANIZATION_NIP", "SEED", "own_organization_nip", "seed_resources"]
+__all__ = [
+    "OWN_ORGANIZATION_NAME",
+    "OWN_ORGANIZATION_NIP",
+    "SEED",
+    "installation_resources",
+    "own_organization_nip",
+    "seed_resources",
+]

@@ -209,3 +209,19 @@ def test_installation_values_come_from_the_configuration(tmp_path):
     validator = Validator(contract)
     errors = [(r["id"], str(i)) for r in resources for i in validator.validate(r) if i.is_error]
     assert errors == []
+
+
+def test_a_server_without_seed_data_still_publishes_its_naming_systems_and_value_sets():
+    from serve_fixtures import running
+
+    from reference_impl.app import ServerSettings
+
+    with running(ServerSettings(seed=None, rate_per_second=0)) as server:
+        assert server.count("/v1/parties") == 0
+        systems = {
+            item["system"] for item in server.client.get("/v1/naming-systems", params={"count": 100}).json()["items"]
+        }
+        listed = server.client.get("/v1/value-sets", params={"count": 1000}).json()["items"]
+    contract = load_contract()
+    assert systems == set(contract.namespaces)
+    assert {item["url"] for item in listed} == set(contract.value_set_resources)

@@ -139,7 +139,11 @@ def values_of(discovery: Discovery, flt: Filter, item: Item, resource_type: str)
             pairs = [p for p in pairs if p[0].startswith(_installation_prefix(discovery))]
         return [token(*pair) for pair in pairs]
     if flt.kind == "coded":
-        return [token(*pair) for pair in codings(item.get(flt.element))]
+        # "Coded filters type and status are resolved against the vocabularies declared for the resource. A
+        # vocabulary outside them gives 400": a code the item carries in another vocabulary cannot be filtered by.
+        declared = discovery.contract.resources[resource_type].filter_vocabularies.get(flt.parameter)
+        pairs = codings(item.get(flt.element))
+        return [token(*pair) for pair in pairs if declared is None or pair[0] in declared]
     if flt.kind == "attribute":
         return [token(*pair) for pair in string_attributes(item)]
     if flt.kind == "profile":
