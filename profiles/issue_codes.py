@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,9 @@ class IssueCode:
     """One of REQUIREMENT_SOURCES when the requirement depends on where the code is reported."""
     severity_when: Mapping[str, Severity] = field(default_factory=dict)
     """A rule row parameter that, when set, gives the code another severity (mustBeInstallation)."""
+    strict_severity: Severity | None = None
+    """The severity under --strict: a form the contract leaves open but the reference implementation
+    does not take (information by default) becomes an error."""
 
     def severity_for(self, rule: Mapping[str, Any] | None) -> Severity:
         if rule is not None:
@@ -56,6 +59,15 @@ class IssueCodes(Mapping[str, IssueCode]):
 
     def __init__(self, codes: Mapping[str, IssueCode]) -> None:
         self._codes = dict(codes)
+
+    def strict(self) -> IssueCodes:
+        """The registry under --strict: each code with a strict severity takes it."""
+        return IssueCodes(
+            {
+                code: entry if entry.strict_severity is None else replace(entry, severity=entry.strict_severity)
+                for code, entry in self._codes.items()
+            }
+        )
 
     def __getitem__(self, code: str) -> IssueCode:
         return self._codes[code]
@@ -99,6 +111,7 @@ def _entry(row: Mapping[str, Any]) -> IssueCode:
         requirement=row.get("requirement"),
         requirement_of=row.get("requirementOf"),
         severity_when={name: Severity(value) for name, value in row.get("severityWhen", {}).items()},
+        strict_severity=Severity(row["strictSeverity"]) if "strictSeverity" in row else None,
     )
 
 
@@ -114,6 +127,7 @@ def read_issue_codes(path: Path = ISSUE_CODES_FILE) -> IssueCodes:
 
 
 @cache
-def standard_issue_codes() -> IssueCodes:
-    """The registry shipped with the contract data, read once (it is immutable)."""
-    return read_issue_codes()
+def standard_issue_codes(strict: bool = False) -> IssueCodes:
+    """The registry shipped with the contract data, read once (it is immutable); `strict`: under --strict."""
+    codes = read_issue_codes()
+    return codes.strict() if strict else codes

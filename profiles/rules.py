@@ -65,6 +65,9 @@ def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[F
             )
         return
     from_set = [(at, system, code) for at, system, code in codings if value_set.has_system(system)]
+    if not from_set and spec.get("anySystem"):
+        yield from _in_another_system(value_set, codings, strength)
+        return
     for at, system, code in from_set:
         if not value_set.contains(system, code):
             yield Finding(
@@ -77,6 +80,32 @@ def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[F
             "binding-no-coding-from-value-set",
             f"no coding from the required value set {value_set.url} (systems: {', '.join(value_set.systems)})",
         )
+
+
+def _in_another_system(value_set: Any, codings: list[tuple[Any, Any, Any]], strength: str) -> Iterator[Finding]:
+    """A binding whose codes the contract gives without naming their system (`anySystem`): a coding in any
+    system carrying one of the codes is fair; the kit's own system is the reference implementation's choice."""
+    own = ", ".join(value_set.systems)
+    fitting = [(at, system, code) for at, system, code in codings if value_set.contains_bare_code(code)]
+    for at, system, code in fitting[:1]:
+        yield Finding(
+            "open-choice",
+            f"code {code!r} in system {system!r}: the contract gives the codes, not their system"
+            f" (the reference implementation uses {own})",
+            at,
+        )
+    if not fitting and strength == "required":
+        codes = ", ".join(sorted(c for codes in value_set.systems.values() for c in codes or ()))
+        yield Finding(
+            "binding-no-coding-from-value-set", f"no coding has a code of {value_set.url} ({codes}), in any system"
+        )
+
+
+def reference_form(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    """An element whose structure the contract leaves open, in a form other than the reference
+    implementation's (`form`: "string"): accepted, reported as information (an error under --strict)."""
+    if spec["form"] == "string" and isinstance(value, dict):  # another JSON type is the schema's to report
+        yield Finding("open-choice", spec["message"])
 
 
 def required(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
@@ -236,4 +265,5 @@ def generic_rules() -> dict[str, Rule]:
         "reference-key": reference_key,
         "profile-reference-key": profile_reference_key,
         "implementation-defined-version": implementation_defined_version,
+        "reference-form": reference_form,
     }

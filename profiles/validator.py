@@ -67,15 +67,18 @@ class Validator:
         rules: Mapping[str, Rule] | None = None,
         issue_codes: IssueCodes | None = None,
         fast_path: bool = True,
+        strict: bool = False,
     ) -> None:
         """`rules` maps the rule names of the profile data to their functions (default:
         `standard_rules()`); `issue_codes` decides each code's severity and requirement (default: the
         registry of profiles/issue-codes.json). `fast_path=False` explains every document through the
-        rule functions; the results are the same, only slower (tests/profiles/test_fast_path.py)."""
+        rule functions; the results are the same, only slower (tests/profiles/test_fast_path.py).
+        `strict`: where the contract leaves a form open, the reference implementation's form is demanded
+        (the issue code open-choice is an error instead of information)."""
         self.contract = contract or load_contract()
         self.schemas = schemas or SchemaStore()
         self.rules: Mapping[str, Rule] = dict(rules) if rules is not None else standard_rules()
-        self.issue_codes = standard_issue_codes() if issue_codes is None else issue_codes
+        self.issue_codes = standard_issue_codes(strict) if issue_codes is None else issue_codes
         self.recognition = ProfileRecognition(self.contract, self.issue_codes)
         self.fast_path = fast_path
         unknown = {
@@ -93,8 +96,8 @@ class Validator:
         self._fast_paths: dict[tuple[str, str], _FastPath] = {}
 
     @classmethod
-    def for_config(cls, config: Path | str | None) -> Validator:
-        return cls(load_contract(config))
+    def for_config(cls, config: Path | str | None, *, strict: bool = False) -> Validator:
+        return cls(load_contract(config), strict=strict)
 
     @property
     def resource_types(self) -> list[str]:

@@ -13,7 +13,6 @@ from conformance.settings import DEFAULT_EXAMPLES
 __all__ = ["add_commands"]
 
 
-
 def add_commands(commands: argparse._SubParsersAction) -> None:
     certify = commands.add_parser(
         "certify",

@@ -39,12 +39,19 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", choices=sorted(WRITERS), default="text", help="output format (default: text)")
     parser.add_argument("--config", metavar="FILE.toml", help="installation placeholders ([installation] table)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="where the contract leaves a form open (an Attribute code as Coding or CodeableConcept, a status in a "
+        "code system of the implementation's naming), demand the reference implementation's form: those findings "
+        "(code open-choice) become errors instead of information",
+    )
     parser.set_defaults(run=_run_validate)
 
 
 def _run_validate(args: argparse.Namespace) -> int:
     try:
-        validator = Validator.for_config(args.config)
+        validator = Validator.for_config(args.config, strict=args.strict)
     except ConfigError as error:
         return fail(f"configuration: {error}")
     if args.resource_type and args.resource_type not in validator.contract.resources:

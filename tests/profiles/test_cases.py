@@ -44,9 +44,15 @@ def validator() -> Validator:
     return Validator()
 
 
+@pytest.fixture(scope="session")
+def strict_validator() -> Validator:
+    return Validator(strict=True)
+
+
 @pytest.mark.parametrize("case_test", list(_params()))
-def test_case(validator: Validator, case_test: CaseTest) -> None:
-    issues = list(validator.iter_issues(case_test.data, **case_test.options()))
+def test_case(validator: Validator, strict_validator: Validator, case_test: CaseTest) -> None:
+    chosen = strict_validator if case_test.test.get("strict") else validator
+    issues = list(chosen.iter_issues(case_test.data, **case_test.options()))
     reported = {(issue.code, issue.location, issue.severity.value) for issue in issues}
     listing = "\n".join(f"  {i.severity.value} {i.code} at {i.location!r}: {i.message}" for i in issues) or "  none"
     valid = not any(issue.is_error for issue in issues)

@@ -186,3 +186,17 @@ def test_bad_config_value_is_a_clear_error(files, capsys):
     config = files("installation.toml", '[installation]\ninstallation = "seven"\n')
     assert main(["validate", "--config", config, files("good.json", CONTRACTOR)]) == 2
     assert "must be a number" in capsys.readouterr().err
+
+
+def test_an_open_choice_is_information_and_an_error_under_strict(files, capsys):
+    """Attribute's structure is not shown: a code written as a CodeableConcept passes, reported as
+    information; --strict demands the reference implementation's bare code."""
+    document = json.loads(json.dumps(CONTRACTOR))
+    document["attribute"] = [
+        {"code": {"coding": [{"system": "urn:example:attribute", "code": "finance"}]}, "value": "1"}
+    ]
+    path = files("party.json", document)
+    assert main(["validate", path]) == 0
+    assert "open-choice" in capsys.readouterr().out
+    assert main(["validate", "--strict", path]) == 1
+    assert "open-choice" in capsys.readouterr().out
