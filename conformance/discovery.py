@@ -19,7 +19,7 @@ import httpx
 from profiles import Contract, load_contract
 from profiles.installation import INSTALLATION_OID_ARC
 
-__all__ = ["Discovery", "discover", "registry_placeholders", "target_toml"]
+__all__ = ["Discovery", "discover", "published_namespaces", "registry_placeholders", "target_toml"]
 
 
 _INSTALLATION_SYSTEM = re.compile(re.escape(INSTALLATION_OID_ARC) + r"([0-9]+)\.([0-9]+)")
@@ -35,6 +35,8 @@ class Discovery:
     values: dict[str, str] = field(default_factory=dict)
     namespaces: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    more_namespaces: list[tuple[str, str]] = field(default_factory=list)
+    """Further namespaces of a kind already found (key, system): certify reads them from the target each run."""
     problems: list[str] = field(default_factory=list)
     """Reads that failed, and values found twice with different answers."""
 
@@ -112,22 +114,43 @@ def registry_placeholders(contract: Contract) -> dict[str, str]:
     return {ns.key: by_value[ns.system] for ns in contract.namespaces.values() if ns.system in by_value}
 
 
-def _naming_systems(contract: Contract, items: list[dict[str, Any]], found: Discovery) -> None:
-    source = "GET /v1/naming-systems"
-    registries = registry_placeholders(contract)
+def _key_and_system(contract: Contract, items: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """(namespace key, system) of each naming system that names exactly one key of the contract and one URI."""
     namespace_keys = {namespace.key for namespace in contract.namespaces.values()}
     for item in items:
         # A system named in the owner (a reference to a Party by its NIP) is not the naming system's own.
         strings = list(_strings({name: value for name, value in item.items() if name not in _NOT_OWN}))
         keys = {s for s in strings if s in namespace_keys}
         systems = [s for s in strings if s.startswith(("urn:", "http://", "https://"))]
-        if len(keys) != 1 or len(set(systems)) != 1:
-            continue
-        key, system = keys.pop(), systems[0]
+        if len(keys) == 1 and len(set(systems)) == 1:
+            yield keys.pop(), systems[0]
+
+
+def published_namespaces(
+    contract: Contract, base_url: str, *, token: str | None = None, client: httpx.Client | None = None
+) -> list[tuple[str, str]]:
+    """(key, system) of every namespace the target publishes at GET /v1/naming-systems (nothing when it cannot
+    be read: the configured namespaces stay). More than one system may share a key."""
+    own = client or httpx.Client(base_url=base_url.rstrip("/"), timeout=30)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        return list(_key_and_system(contract, _items(own, "/v1/naming-systems", headers, Discovery())))
+    finally:
+        if client is None:
+            own.close()
+
+
+def _naming_systems(contract: Contract, items: list[dict[str, Any]], found: Discovery) -> None:
+    source = "GET /v1/naming-systems"
+    registries = registry_placeholders(contract)
+    for key, system in _key_and_system(contract, items):
         if key in registries:
             found._found(registries[key], system, source)
         elif match := _INSTALLATION_SYSTEM.fullmatch(system):
             found._found("installation", match[1], source)
+            if key in found.namespaces and found.namespaces[key] != match[2]:
+                found.more_namespaces.append((key, system))  # a second inbox: read again at every run
+                continue
             found._found(f"namespaces.{key}", match[2], source)
 
 
@@ -182,6 +205,8 @@ def target_toml(base_url: str, discovery: Discovery, contract: Contract | None =
     for key, default in contract.installation.namespace_keys.items():
         name = f"namespaces.{key}"
         lines += _entry(key, discovery.namespaces.get(key), discovery.sources.get(name), default)
+    for key, system in discovery.more_namespaces:
+        lines.append(f"# {key}: the target also publishes {system}; eris certify reads it from GET /v1/naming-systems")
     lines += [
         "",
         "[receiver]                  # where the suite listens for report deliveries and notifications",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -119,6 +119,24 @@ class Contract:
         """Whether a Reference may name a Party of `profiles` by its identifier in namespace `system`."""
         namespace = self.namespace_of(system)
         return namespace is not None and namespace.is_reference_key_for(profiles)
+
+    def with_namespaces(self, published: Iterable[tuple[str, str]]) -> Contract:
+        """This contract with more namespaces of the kinds it knows: (key, system) pairs a target publishes
+        beside the configured one ("The identifier namespace names the inbox that registers the document":
+        an installation may have more than one inbox, hence more than one namespace of a kind)."""
+        first_of_kind: dict[str, Namespace] = {}
+        for namespace in self.namespaces.values():
+            first_of_kind.setdefault(namespace.key, namespace)
+        added = {
+            system: replace(first_of_kind[key], system=system)
+            for key, system in published
+            if key in first_of_kind and system not in self.namespaces
+        }
+        return replace(self, namespaces={**self.namespaces, **added}) if added else self
+
+    def namespace_systems(self, key: str) -> list[str]:
+        """Every system of the namespace kind `key`: the configured one first."""
+        return [namespace.system for namespace in self.namespaces.values() if namespace.key == key]
 
     def installation_namespace_key(self, key: str) -> str:
         return f"{INSTALLATION_OID_ARC}{self.installation.number}.{self.installation.namespace_keys[key]}"

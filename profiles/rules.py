@@ -103,9 +103,13 @@ def _in_another_system(value_set: Any, codings: list[tuple[Any, Any, Any]], stre
 
 def reference_form(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
     """An element whose structure the contract leaves open, in a form other than the reference
-    implementation's (`form`: "string"): accepted, reported as information (an error under --strict)."""
+    implementation's (`form`: "string", a bare code; "members", no members beyond `members`): accepted, reported
+    as information (an error under --strict)."""
     if spec["form"] == "string" and isinstance(value, dict):  # another JSON type is the schema's to report
         yield Finding("open-choice", spec["message"])
+    elif spec["form"] == "members" and isinstance(value, dict):
+        for name in value.keys() - set(spec["members"]):
+            yield Finding("open-choice", spec["message"], (name,))
 
 
 def required(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:

@@ -311,7 +311,7 @@ EXAMPLES = {
         "empty envelope is valid": {"items": [], "nextToken": None},
         "envelope with nextToken string is valid": {"items": [{"id": "1"}], "nextToken": "abc"},
         "envelope without nextToken is invalid": {"items": []},
-        "envelope with unknown element is invalid": {"items": [], "nextToken": None, "total": 0},
+        "envelope with an element beyond items and nextToken is valid": {"items": [], "nextToken": None, "total": 0},
     },
     "ValueSetSummary": {
         "value set summary with null version is valid": {"url": "urn:vs", "version": None},
@@ -371,7 +371,7 @@ EXAMPLES = {
     "WriteMessage": {
         "write message is valid": {"message": "accepted"},
         "write message without message is invalid": {},
-        "write message with unknown element is invalid": {"message": "ok", "id": "1"},
+        "write message with an element beyond message is valid": {"message": "ok", "id": "1"},
     },
 }
 

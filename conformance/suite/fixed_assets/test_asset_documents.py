@@ -18,17 +18,19 @@ import pytest
 from conformance.suite.support.writes import (
     DOCUMENT_CONTENT,
     FIXED_ASSET_DOCUMENTS,
+    attribute_like,
     codes,
     has_identifier,
     identifiers,
-    namespace_system,
+    is_workflow,
+    namespace_systems,
     nip_system,
     read_document,
     token,
-    vocab,
     without_workflow,
     workflow_of,
 )
+from profiles.coded import codes_of, same_form
 
 WRITES_GROUP = pytest.mark.xdist_group("fixed-asset-document-writes")
 ASSET_REFERENCE_TYPES = {"Location", "CostCenter"}
@@ -43,7 +45,7 @@ def _documents(api: Any) -> list[dict[str, Any]]:
 
 
 def _document_key(contract: Any, document: dict[str, Any]) -> tuple[str, str] | None:
-    found = identifiers(document, {namespace_system(contract, "fixed-asset-document")})
+    found = identifiers(document, namespace_systems(contract, "fixed-asset-document"))
     return found[0] if found else None
 
 
@@ -105,11 +107,11 @@ def _workflow_document(api: Any, contract: Any) -> tuple[tuple[str, str], dict[s
     return key, document, content
 
 
-def _restore_workflow(api: Any, key: tuple[str, str], workflow: dict[str, Any]) -> None:
+def _restore_workflow(api: Any, key: tuple[str, str], workflow: dict[str, Any], like: Any) -> None:
     if workflow:
         body = {
             "resourceType": "FixedAssetDocument",
-            "attachment": [{"attribute": [{"code": code, "value": value} for code, value in workflow.items()]}],
+            "attachment": [{"attribute": [attribute_like(like, code, value) for code, value in workflow.items()]}],
         }
         api.patch(FIXED_ASSET_DOCUMENTS, json=body, params={"identifier": token(*key)})
 
@@ -151,20 +153,21 @@ def test_fixed_asset_documents_read_by_identifier_owner_and_attribute(api: Any, 
             (document, a)
             for document in documents
             for a in document.get("attribute") or []
-            if isinstance(a, dict) and isinstance(a.get("code"), str) and isinstance(a.get("value"), str)
+            if isinstance(a, dict) and codes_of(a.get("code")) and isinstance(a.get("value"), str)
         ),
         None,
     )
     if attributed is not None:
         document, attribute = attributed
-        filter_value = f"{attribute['code']}|{attribute['value']}"
+        code = codes_of(attribute["code"])[0]
+        filter_value = f"{code}|{attribute['value']}"
         items = api.read_all(FIXED_ASSET_DOCUMENTS, {"attribute": filter_value}, resource_type="FixedAssetDocument")
         assert document.get("id") in [item.get("id") for item in items], (
             f"GET {FIXED_ASSET_DOCUMENTS}?attribute={filter_value} misses {document.get('id')}, which has it"
         )
         for item in items:
             assert any(
-                isinstance(a, dict) and a.get("code") == attribute["code"] and a.get("value") == attribute["value"]
+                isinstance(a, dict) and code in codes_of(a.get("code")) and a.get("value") == attribute["value"]
                 for a in item.get("attribute") or []
             ), f"GET {FIXED_ASSET_DOCUMENTS}?attribute={filter_value} returns {item.get('id')}, which lacks it"
 
@@ -234,7 +237,7 @@ def test_patch_of_a_fixed_asset_document_changes_its_workflow_data(api: Any, con
     marker = _marker()
     body = {
         "resourceType": "FixedAssetDocument",
-        "attachment": [{"attribute": [{"code": "workflow-status", "value": marker}]}],
+        "attachment": [{"attribute": [attribute_like(before, "workflow-status", marker)]}],
     }
     api.assert_valid(body, "FixedAssetDocument", where="the suite's PATCH body", context="write")
     try:
@@ -259,7 +262,7 @@ def test_patch_of_a_fixed_asset_document_changes_its_workflow_data(api: Any, con
         if again["data"] != content["data"]:
             findings.add("ERIS-ASSET-012", "PATCH of workflow data changed the document's content")
     finally:
-        _restore_workflow(api, key, original)
+        _restore_workflow(api, key, original, before)
     findings.check()
 
 
@@ -280,14 +283,17 @@ def test_patch_of_a_fixed_asset_document_changes_nothing_but_workflow_data(
     body = {
         "resourceType": "FixedAssetDocument",
         "identifier": [{"system": key[0], "value": f"{key[1]}-ERIS"}],
-        "status": {"coding": [{"system": f"{vocab(contract)}/fixed-asset-document-status", "code": other_status}]},
+        "status": same_form(before.get("status"), other_status),
         "comment": "not workflow data",
-        "attribute": [{"code": "eris-check", "value": marker}],
+        "attribute": [attribute_like(before, "eris-check", marker)],
         "attachment": [
             {
                 "contentType": "text/plain",
                 "data": base64.b64encode(b"not the scan").decode(),
-                "attribute": [{"code": "workflow-status", "value": marker}, {"code": "eris-check", "value": marker}],
+                "attribute": [
+                    attribute_like(before, "workflow-status", marker),
+                    attribute_like(before, "eris-check", marker),
+                ],
             }
         ],
     }
@@ -315,7 +321,7 @@ def test_patch_of_a_fixed_asset_document_changes_nothing_but_workflow_data(
         if api.read(FIXED_ASSET_DOCUMENTS, {"identifier": token(key[0], f"{key[1]}-ERIS")}) != []:
             findings.add("ERIS-ASSET-012", "PATCH of a fixed-asset document changed its identifier")
     finally:
-        _restore_workflow(api, key, original)
+        _restore_workflow(api, key, original, before)
     findings.check()
 
 
@@ -330,7 +336,7 @@ def test_post_writes_the_scan_and_workflow_status_of_a_fixed_asset_document(
     before = read_document(api, *key)
     original = workflow_of(before["attachment"][0])
     marker = _marker()
-    kept = [a for a in before["attachment"][0].get("attribute") or [] if a.get("code") != "workflow-status"]
+    kept = [a for a in before["attachment"][0].get("attribute") or [] if not is_workflow(a, "workflow-status")]
     body = {
         "resourceType": "FixedAssetDocument",
         "identifier": [{"system": key[0], "value": key[1]}],
@@ -338,7 +344,7 @@ def test_post_writes_the_scan_and_workflow_status_of_a_fixed_asset_document(
             {
                 "contentType": content["contentType"],
                 "data": content["data"],
-                "attribute": [*kept, {"code": "workflow-status", "value": marker}],
+                "attribute": [*kept, attribute_like(before, "workflow-status", marker)],
             }
         ],
     }
@@ -355,5 +361,5 @@ def test_post_writes_the_scan_and_workflow_status_of_a_fixed_asset_document(
         if base64.b64decode(written["data"]) != base64.b64decode(content["data"]):
             findings.add("ERIS-ASSET-013", "$document-content after POST is not the scan written")
     finally:
-        _restore_workflow(api, key, original)
+        _restore_workflow(api, key, original, before)
     findings.check()

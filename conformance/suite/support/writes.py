@@ -9,6 +9,7 @@ import copy
 import uuid
 from typing import Any
 
+from profiles.coded import codes_of, same_form
 from profiles.contract import value_set_codes
 from profiles.installation import INSTALLATION_OID_ARC
 
@@ -32,6 +33,11 @@ def profile_url(contract: Any, name: str) -> str:
 def namespace_system(contract: Any, key: str) -> str:
     """The system URI of the namespace `key` of namespaces.json (e.g. "fixed-asset-document")."""
     return next(ns.system for ns in contract.namespaces.values() if ns.key == key)
+
+
+def namespace_systems(contract: Any, key: str) -> set[str]:
+    """Every system of the namespace kind `key`: the configured one and those the target publishes beside it."""
+    return set(contract.namespace_systems(key))
 
 
 def installation_systems(contract: Any) -> set[str]:
@@ -278,14 +284,35 @@ def read_parties(api: Any, system: str, value: str) -> list[dict[str, Any]]:
 
 
 def workflow_of(attachment: Any) -> dict[str, Any]:
-    """The workflow data of one attachment: code -> value."""
+    """The workflow data of one attachment: code -> value (a code in any form, see profiles.coded)."""
     if not isinstance(attachment, dict):
         return {}
     return {
-        a["code"]: a.get("value")
+        code: a.get("value")
         for a in attachment.get("attribute") or []
-        if isinstance(a, dict) and a.get("code") in WORKFLOW_CODES
+        if isinstance(a, dict)
+        for code in codes_of(a.get("code"))
+        if code in WORKFLOW_CODES
     }
+
+
+def is_workflow(attribute: Any, *wanted: str) -> bool:
+    """Whether `attribute` holds workflow data (of one of the `wanted` codes, when given)."""
+    found = codes_of(attribute.get("code")) if isinstance(attribute, dict) else []
+    return any(code in (wanted or WORKFLOW_CODES) for code in found)
+
+
+def attribute_like(document: Any, code: str, value: Any) -> dict[str, Any]:
+    """An attribute `code`|`value` whose code takes the form the target gives the attribute codes of
+    `document` (a bare code, a Coding or a CodeableConcept: Attribute's structure is not shown)."""
+    examples = [
+        a.get("code")
+        for holder in [document, *((document or {}).get("attachment") or [])]
+        if isinstance(holder, dict)
+        for a in holder.get("attribute") or []
+        if isinstance(a, dict)
+    ]
+    return {"code": same_form(examples[0] if examples else None, code), "value": value}
 
 
 def without_workflow(document: dict[str, Any]) -> dict[str, Any]:
@@ -296,7 +323,7 @@ def without_workflow(document: dict[str, Any]) -> dict[str, Any]:
     rest.pop("meta", None)
     for attachment in rest.get("attachment") or []:
         if isinstance(attachment, dict) and isinstance(attachment.get("attribute"), list):
-            kept = [a for a in attachment["attribute"] if not (isinstance(a, dict) and a.get("code") in WORKFLOW_CODES)]
+            kept = [a for a in attachment["attribute"] if not is_workflow(a)]
             attachment["attribute"] = sorted(kept, key=repr)
             if not attachment["attribute"]:
                 del attachment["attribute"]
