@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Findings", "TestOutcome"]
+__all__ = ["Findings", "FindingsFailed", "TestOutcome"]
 
 
 @dataclass
@@ -22,17 +22,26 @@ class TestOutcome:
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     findings: dict[str, str] = field(default_factory=dict)
     """Requirement id -> what broke it, for a test that judges several requirements apart (the property
-    phase): its failure is evidence against these requirements only."""
+    phase), or that met, on its way, a response breaking another requirement's rule: evidence against
+    these requirements only."""
+    own_failure: bool = True
+    """False when the test failed only through its findings: its own assertions held."""
 
     def outcome_for(self, requirement_id: str) -> str:
-        """The outcome as evidence about one requirement: a failed test whose findings do not name it
-        checked that requirement and found nothing wrong."""
-        if self.outcome == "failed" and self.findings and requirement_id not in self.findings:
+        """The outcome as evidence about one requirement: a requirement its findings name failed; a test that
+        failed only through findings naming others checked this one and found nothing wrong."""
+        if requirement_id in self.findings:
+            return "failed" if self.outcome in ("passed", "skipped", "failed") else self.outcome
+        if self.outcome == "failed" and self.findings and not self.own_failure:
             return "passed"
         return self.outcome
 
     def message_for(self, requirement_id: str) -> str:
         return self.findings.get(requirement_id, self.message)
+
+
+class FindingsFailed(AssertionError):
+    """Raised by `Findings.check()`: the test failed through what it recorded, each under its requirement."""
 
 
 class Findings:
@@ -59,4 +68,4 @@ class Findings:
         __tracebackhide__ = True
         if self.found:
             lines = [f"{requirement_id}: {message}" for requirement_id, message in self.summary().items()]
-            raise AssertionError("\n".join(lines))
+            raise FindingsFailed("\n".join(lines))

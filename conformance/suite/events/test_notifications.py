@@ -227,7 +227,7 @@ def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
         params={"identifier": token(system, value), "owner": token(nip_system(contract), owner)},
     )
     assert response.status_code == 200, f"PATCH /v1/parties answered {response.status_code}: {response.text[:300]}"
-    api.assert_valid(response.json(), "Party", where="the Party answered by PATCH /v1/parties")
+    api.judge(response.json(), "Party", where="the Party answered by PATCH /v1/parties")
     updated = response.json()
     created: list[dict[str, Any]] = []
     notification = _wait(
