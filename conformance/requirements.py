@@ -45,6 +45,9 @@ class Requirement:
     level: str
     feature: str | None = None
     """The optional feature the requirement belongs to (FEATURES); None: every implementation."""
+    outside: str | None = None
+    """Why no client can exercise the requirement from outside the implementation (a failure inside the service
+    that no request can cause): a MUST that says so does not make a run incomplete when no test exercised it."""
 
 
 def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
@@ -69,7 +72,7 @@ def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
         for name in _FIELDS:
             if not isinstance(row.get(name), str) or not row[name].strip():
                 raise ValueError(f"{where}: {name} must be a non-empty string")
-        extra = sorted(set(row) - {*_FIELDS, "feature"})
+        extra = sorted(set(row) - {*_FIELDS, "feature", "outside"})
         if extra:
             raise ValueError(f"{where} ({row['id']}): unknown field(s) {', '.join(extra)}")
         if not _ID.fullmatch(row["id"]):
@@ -82,7 +85,13 @@ def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
         if row["id"] in seen:
             raise ValueError(f"{where}: id {row['id']} is given twice")
         seen.add(row["id"])
-        found.append(Requirement(row["id"], row["section"], row["text"], row["level"], row.get("feature")))
+        if "outside" in row and not (isinstance(row["outside"], str) and row["outside"].strip()):
+            raise ValueError(f"{where} ({row['id']}): outside must say why the requirement cannot be tested")
+        found.append(
+            Requirement(
+                row["id"], row["section"], row["text"], row["level"], row.get("feature"), row.get("outside")
+            )
+        )
     return found
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from conformance.certification.causes import causes_of
 from conformance.certification.expected import ExpectedFailure
 from conformance.certification.judgement import FORMAT, Certification
 
@@ -51,6 +52,10 @@ def to_json(certification: Certification) -> dict[str, Any]:
             "counts": c.counts,
             "tests": c.test_counts,
             "failed_must": c.failed_must,
+            "causes": [
+                {"lead": cause.lead, "requirements": cause.requirements, "message": cause.message}
+                for cause in causes_of(c)
+            ],
             "incomplete": [{"id": key, "reason": reason} for key, reason in c.incomplete.items()],
             "expected_failures": [_entry(entry) for entry in c.expected_failures],
             "expired_expected_failures": [_entry(entry) for entry in c.expected.expired],

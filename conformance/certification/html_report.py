@@ -11,6 +11,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from conformance.bodies import RecordedBody, recorded_body
+from conformance.certification.causes import causes_of
 from conformance.certification.document import certified_for
 from conformance.certification.judgement import FAILING, STATUSES, TEST_OUTCOMES
 from conformance.traffic import Exchange
@@ -77,6 +78,7 @@ def to_html(certification: Certification) -> str:
         _facts(c),
         _counts(c),
         _lists(c),
+        _causes(c),
         _requirements(c),
         _failures(c),
         "</main></body></html>\n",
@@ -163,6 +165,23 @@ def _lists(c: Certification) -> str:
             html.append(f"<h3>{escape(title)}</h3>" + (f'<p class="note">{escape(note)}</p>' if note else ""))
             html.append(f'<p class="ids">{entries}</p>')
     return "\n".join(html)
+
+
+def _causes(c: Certification) -> str:
+    """The failed requirements grouped by their first cause, when some share one."""
+    causes = causes_of(c)
+    if all(len(cause.requirements) == 1 for cause in causes):
+        return ""
+    rows = "".join(
+        f"<tr><td>{_link(cause.lead)}</td><td>{escape(cause.message.splitlines()[0] if cause.message else '')}</td>"
+        f"<td>{', '.join(_link(r) for r in cause.requirements[1:])}</td></tr>"
+        for cause in causes
+    )
+    return (
+        f"<h3>{len(causes)} causes of {sum(len(c_.requirements) for c_ in causes)} failed requirements</h3>"
+        '<p class="note">Failures whose first message says the same, the particulars taken out, are one cause.</p>'
+        f"<table><tr><th>first failed</th><th>cause</th><th>the same cause also failed</th></tr>{rows}</table>"
+    )
 
 
 def _link(item: str) -> str:

@@ -60,6 +60,8 @@ class RequirementResult:
         """Why an applicable MUST requirement was not fully exercised ("" when it was, or it is not a MUST)."""
         if self.requirement.level != "MUST" or self.status in (FAILED, NOT_APPLICABLE):
             return ""
+        if self.requirement.outside and self.status in (SKIPPED, NOT_TESTED):
+            return ""  # no request can exercise it: the note says why
         if self.status == SKIPPED:
             return f"every test was skipped: {self.message}"
         if self.status == NOT_TESTED:
@@ -246,6 +248,8 @@ def _judge(
     elif tests:
         result.status = SKIPPED
         result.message = tests[0].message
+    if requirement.outside and result.status in (SKIPPED, NOT_TESTED):
+        result.note = f"cannot be tested from outside the implementation: {requirement.outside}"
     return result
 
 

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import TextIO
 
+from conformance.certification.causes import causes_of
 from conformance.certification.document import certified_for
 from conformance.certification.judgement import Certification
 
@@ -31,13 +32,21 @@ def print_summary(
             f"(--seed {c.properties['seed']} repeats it)",
             file=out,
         )
-    failed = [r for r in c.requirements if r.status == "failed"]
-    for result in failed[:shown]:
+    failed = {r.requirement.id: r for r in c.requirements if r.status == "failed"}
+    causes = causes_of(c)
+    if len(causes) < len(failed):
+        print(
+            f"  {len(failed)} failed requirements from {len(causes)} causes (grouped by their first failure)", file=out
+        )
+    for cause in causes[:shown]:
+        result = failed[cause.lead]
         mark = " (expected)" if result.expected else ""
         requirement = result.requirement
         print(f"  failed {requirement.level} {requirement.id}{mark}: {_shortened(result.message)}", file=out)
-    if len(failed) > shown:
-        print(f"  … and {len(failed) - shown} more failed requirements: see report.html", file=out)
+        if len(cause.requirements) > 1:
+            print(f"    the same cause also failed: {', '.join(cause.requirements[1:])}", file=out)
+    if len(causes) > shown:
+        print(f"  … and {len(causes) - shown} more causes of failed requirements: see report.html", file=out)
     incomplete = list(c.incomplete.items())
     for requirement_id, why in incomplete[:shown]:
         print(f"  not exercised MUST {requirement_id}: {_shortened(why)}", file=out)

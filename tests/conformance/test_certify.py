@@ -720,3 +720,47 @@ def test_the_readme_run_command_certifies_the_embedded_reference_with_every_must
     assert certification["summary"]["verdict"] == "conformant"
     must = [r for r in certification["requirements"] if r["level"] == "MUST"]
     assert must and [r["id"] for r in must if r["status"] != "passed"] == []
+
+
+def test_a_must_requirement_no_request_can_exercise_says_why_and_leaves_the_run_complete():
+    outside = Requirement(
+        "ERIS-A-006", "Two", "500 when the cipher fails.", "MUST", outside="no request fails a cipher"
+    )
+    catalogue = [*TESTED, outside]
+    c = _certify([_outcome("s.py::test_must", "passed", "ERIS-A-001")], catalogue=catalogue)
+    entry = _by_id(to_json(c))["ERIS-A-006"]
+    assert c.verdict == "conformant"
+    assert entry["status"] == "not-tested" and "no request fails a cipher" in entry["note"]
+    failing = [_outcome("s.py::test_must", "passed", "ERIS-A-001"), _outcome("s.py::t", "failed", "ERIS-A-006")]
+    assert _certify(failing, catalogue=catalogue).verdict == "non-conformant"  # what can be seen still counts
+
+
+def test_side_findings_fail_their_requirement_and_not_the_tests_own():
+    met = Outcome("s.py::test_filter", "failed", ["ERIS-A-001", "ERIS-A-002"], "ERIS-A-002: bad item", 0.1, [])
+    met.findings, met.own_failure = {"ERIS-A-002": "bad item"}, False
+    assert met.outcome_for("ERIS-A-001") == "passed" and met.outcome_for("ERIS-A-002") == "failed"
+    own = Outcome("s.py::test_filter", "failed", ["ERIS-A-001", "ERIS-A-002"], "filter ignored", 0.1, [])
+    own.findings, own.own_failure = {"ERIS-A-002": "bad item"}, True
+    assert own.outcome_for("ERIS-A-001") == "failed" and own.outcome_for("ERIS-A-002") == "failed"
+    skipped = Outcome("s.py::test_filter", "skipped", ["ERIS-A-001", "ERIS-A-002"], "no data", 0.1, [])
+    skipped.findings = {"ERIS-A-002": "bad item"}
+    assert skipped.outcome_for("ERIS-A-002") == "failed" and skipped.outcome_for("ERIS-A-001") == "skipped"
+
+
+def test_the_summary_groups_failed_requirements_by_their_first_cause():
+    import io
+
+    from conformance.certification.summary import print_summary
+
+    outcomes = [
+        _outcome("s.py::test_a", "failed", "ERIS-A-001", message="GET http://h:1/v1/x?count=5: no nextToken"),
+        _outcome("s.py::test_b", "failed", "ERIS-A-004", message="GET http://h:2/v1/x?offset=9: no nextToken"),
+    ]
+    out = io.StringIO()
+    c = _certify(outcomes)
+    print_summary(c, {}, out, shown=10, outputs=())
+    assert "2 failed requirements from 1 causes" in out.getvalue()
+    assert "the same cause also failed: ERIS-A-004" in out.getvalue()
+    assert to_json(c)["summary"]["causes"] == [
+        {"lead": "ERIS-A-001", "requirements": ["ERIS-A-001", "ERIS-A-004"], "message": outcomes[0].message}
+    ]
