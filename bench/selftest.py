@@ -23,7 +23,8 @@ from machine import checkout_state, load_average
 # package that the reference implementation imports
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
-from conformance.selftest import Outcome, run_selftest, summary_line  # noqa: E402
+from conformance.requirements import load_catalogue  # noqa: E402
+from conformance.selftest import Outcome, isolation_line, kill_table, run_selftest, summary_line  # noqa: E402
 from reference_impl.deviations import FAULT, catalogue  # noqa: E402
 
 
@@ -42,8 +43,10 @@ def markdown(outcomes: list[Outcome]) -> str:
     ]
     for o in outcomes:
         d = o.deviation
+        others = len(o.failed) - 1
+        spread = f" (and {others} more MUST, {o.causes} causes)" if others > 0 else ""
         verdict = {
-            "killed": f"non-conformant, {d.requirement} failed",
+            "killed": f"non-conformant, {d.requirement} failed{spread}",
             "passed": "conformant",
         }.get(o.result, o.result)
         rows.append(f"| `{d.name}` | {d.kind} | {d.requirement or '(open)'} | {d.summary} | {verdict} |")
@@ -78,6 +81,10 @@ def main() -> int:
     wall = time.monotonic() - started
     seconds = [o.seconds for o in outcomes]
     print(f"\n{summary_line(outcomes)}")
+    print(isolation_line(outcomes))
+    if not args.only:
+        print("\nkill table, per MUST requirement:")
+        print("\n".join(kill_table(outcomes, load_catalogue())))
     print(
         f"wall time {wall:.0f} s; a certification: median {statistics.median(seconds):.1f} s, max {max(seconds):.1f} s"
     )

@@ -88,9 +88,7 @@ def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
         if "outside" in row and not (isinstance(row["outside"], str) and row["outside"].strip()):
             raise ValueError(f"{where} ({row['id']}): outside must say why the requirement cannot be tested")
         found.append(
-            Requirement(
-                row["id"], row["section"], row["text"], row["level"], row.get("feature"), row.get("outside")
-            )
+            Requirement(row["id"], row["section"], row["text"], row["level"], row.get("feature"), row.get("outside"))
         )
     return found
 

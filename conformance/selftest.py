@@ -13,6 +13,7 @@ with the tests citing its requirement only (`--requirement`), as CI does; the be
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,10 +22,11 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from reference_impl.deviations import FAULT, Deviation
 
-__all__ = ["Outcome", "run_deviation", "run_selftest", "summary_line"]
+__all__ = ["Outcome", "isolation_line", "kill_table", "run_deviation", "run_selftest", "summary_line"]
 
 KILLED, SURVIVED, PASSED, FALSE_POSITIVE, BROKEN = "killed", "survived", "passed", "false positive", "run failed"
 
@@ -38,6 +40,8 @@ class Outcome:
     """MUST requirements the certification failed."""
     seconds: float = 0.0
     detail: str = ""
+    causes: int = 0
+    """The failed requirements' first causes (certification.json summary.causes): one defect reads as one."""
 
     @property
     def as_expected(self) -> bool:
@@ -89,12 +93,13 @@ def run_deviation(
         return Outcome(deviation, BROKEN, seconds=seconds, detail=lines[-1] if lines else f"exit {done.returncode}")
     certification = json.loads((report_dir / "certification.json").read_text(encoding="utf-8"))
     failed = list(certification["summary"]["failed_must"])
+    causes = len(certification["summary"].get("causes", []))
     if deviation.kind == FAULT:
         result = KILLED if deviation.requirement in failed else SURVIVED
     else:
         # A variant is certified with the scenario tests only, an incomplete run: what counts is no MUST failed.
         result = FALSE_POSITIVE if failed else PASSED
-    return Outcome(deviation, result, failed, seconds)
+    return Outcome(deviation, result, failed, seconds, causes=causes)
 
 
 def run_selftest(
@@ -129,6 +134,44 @@ def run_selftest(
                 progress(outcome)
             outcomes.append(outcome)
     return outcomes
+
+
+ENVELOPE = "ERIS-READ-001"
+"""Every read answers the envelope: a defect of it may fairly fail more than its own requirement."""
+
+
+def isolation_line(outcomes: list[Outcome]) -> str:
+    """How far a fault spreads: MUST requirements failed per killed fault (median, max, max outside the envelope),
+    and the causes they were grouped into."""
+    killed = [o for o in outcomes if o.deviation.kind == FAULT and o.result == KILLED]
+    if not killed:
+        return "isolation: no fault killed"
+    counts = sorted(len(o.failed) for o in killed)
+    outside = [len(o.failed) for o in killed if o.deviation.requirement != ENVELOPE] or [0]
+    causes = sorted(o.causes for o in killed)
+    spread = [o.deviation.name for o in killed if len(o.failed) > 1]
+    return (
+        f"isolation: failed MUST per fault median {statistics.median(counts):g}, max {max(counts)}, "
+        f"max outside the envelope {max(outside)}; causes per fault median {statistics.median(causes):g}, "
+        f"max {max(causes)}; {len(spread)} of {len(killed)} faults failed more than their own requirement"
+    )
+
+
+def kill_table(outcomes: list[Outcome], catalogue: Iterable[Any]) -> list[str]:
+    """One line per MUST requirement: the faults breaking it and how many were killed, or why it has none."""
+    lines = []
+    for requirement in catalogue:
+        if requirement.level != "MUST":
+            continue
+        mine = [o for o in outcomes if o.deviation.kind == FAULT and o.deviation.requirement == requirement.id]
+        if mine:
+            killed = sum(o.result == KILLED for o in mine)
+            names = ", ".join(o.deviation.name for o in mine)
+            lines.append(f"{requirement.id:18} {killed}/{len(mine)} killed  {names}")
+        else:
+            why = f"cannot be tested from outside: {requirement.outside}" if requirement.outside else "NO FAULT"
+            lines.append(f"{requirement.id:18} -         {why}")
+    return lines
 
 
 def summary_line(outcomes: list[Outcome]) -> str:

@@ -261,7 +261,7 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
         operation = _operation(fill(_read_json(path)), limits)
         operations[operation["id"]] = operation
 
-    return Contract(
+    contract = Contract(
         installation=installation,
         value_set_resources=value_set_resources,
         value_sets={url: _value_set_index(vs) for url, vs in value_set_resources.items()},
@@ -273,3 +273,9 @@ def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR
         not_shown_types=frozenset(_read_json(root / "not-shown.json")["resourceTypes"]),
         limits=limits,
     )
+    declared = [
+        (key, f"{INSTALLATION_OID_ARC}{installation.number}.{arc}")
+        for key, arcs in installation.more_namespace_keys.items()
+        for arc in arcs
+    ]
+    return contract.with_namespaces(declared)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,9 @@ class Installation:
 
     values: Mapping[str, str]
     namespace_keys: Mapping[str, str]
+    more_namespace_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Further <key> arcs of a namespace kind, given as a list (`document-reference = [6, 11]`: a second inbox);
+    the first of the list is the placeholder's value."""
 
     @property
     def number(self) -> str:
@@ -96,12 +99,17 @@ def load_installation(config: Path | str | None = None) -> Installation:
                 raise ConfigError(f"{config}: unknown key installation.{key}; known: {', '.join(_REQUIRED_KEYS)}")
             table[key] = value
         namespaces.update(extra_namespaces)
-    for key, value in [*table.items(), *namespaces.items()]:
+    more: dict[str, tuple[str, ...]] = {}
+    for key, value in list(namespaces.items()):
+        if isinstance(value, list) and value:
+            namespaces[key], more[key] = value[0], tuple(str(arc) for arc in value[1:])
+    for key, value in [*table.items(), *namespaces.items(), *((k, a) for k, arcs in more.items() for a in arcs)]:
         if not isinstance(value, str | int) or isinstance(value, bool):
-            raise ConfigError(f"installation value {key!r} must be a string, not {value!r}")
+            raise ConfigError(f"installation value {key!r} must be a string or a list of them, not {value!r}")
     values = {key: str(value) for key, value in table.items()}
     keys = {name: str(value) for name, value in namespaces.items()}
-    for name, value in [("installation", values["installation"]), *keys.items()]:
+    arcs = [*keys.items(), *((k, a) for k, more_arcs in more.items() for a in more_arcs)]
+    for name, value in [("installation", values["installation"]), *arcs]:
         if not (value.isascii() and value.isdigit()):
             raise ConfigError(f"installation arc {name!r} must be a number, not {value!r}")
-    return Installation(values=values, namespace_keys=keys)
+    return Installation(values=values, namespace_keys=keys, more_namespace_keys=more)
