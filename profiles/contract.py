@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,8 @@ class ResourceRules:
     rules: tuple[Mapping[str, Any], ...]
     filter_vocabularies: Mapping[str, tuple[str, ...]]
     """Per coded filter (type, status), the vocabularies the contract declares for it."""
+    element_requirements: Mapping[str, str] = field(default_factory=dict)
+    """Top-level element -> the requirement a structure issue inside it breaks (attribute: ERIS-BASE-003)."""
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,14 @@ def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> Resourc
             name: tuple(systems)
             for name, systems in data.get("filterVocabularies", {}).items()
             if name != "requirement"
+        },
+        element_requirements={
+            name: requirement
+            for name, requirement in {
+                **(base.get("elementRequirements", {}) if has_base else {}),
+                **data.get("elementRequirements", {}),
+            }.items()
+            if name != "description"
         },
     )
 

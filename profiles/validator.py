@@ -8,7 +8,7 @@ It never raises on bad input: whatever the payload, it returns issues.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +151,7 @@ class Validator:
                 except (ValueError, RecursionError) as error:  # a lone surrogate, nesting beyond the engine
                     yield codes.issue("payload-not-checkable", "", _not_checkable(error))
                     return
-                yield from structure
+                yield from _by_element(structure, rules)
             plan = self._planned(rules.resource_type, context)
         applied, issues = self.recognition.recognise(document, rules.resource_type, context, profile)
         if issues:
@@ -232,6 +232,15 @@ class Validator:
                     for finding in findings:
                         location = _pointer((*where, *finding.at))
                         yield codes.issue(finding.code, location, finding.message, rule=rule.spec)
+
+
+def _by_element(issues: list[Issue], rules: ResourceRules) -> Iterator[Issue]:
+    """Structure issues inside an element with a requirement of its own (attribute[], owner) are that
+    requirement's, not the resource type's."""
+    for issue in issues:
+        element = issue.location.split("/")[1] if issue.location.count("/") >= 1 else ""
+        own = rules.element_requirements.get(element.replace("~1", "/").replace("~0", "~"))
+        yield issue if own is None or issue.requirement != rules.requirement else replace(issue, requirement=own)
 
 
 def _passes(validator: Any, document: dict[str, Any]) -> bool:
