@@ -69,7 +69,8 @@ class ResourceRules:
     writable: bool
     profile_required_in: frozenset[str]
     """The contexts (resource, write) in which a payload of this type must show one of its profiles."""
-    profile_recognition_requirement: str | None
+    profile_recognition_requirement: Mapping[str, str]
+    """Context (resource, write) -> the requirement a payload without a recognised profile breaks."""
     rules: tuple[Mapping[str, Any], ...]
     filter_vocabularies: Mapping[str, tuple[str, ...]]
     """Per coded filter (type, status), the vocabularies the contract declares for it."""
@@ -201,6 +202,14 @@ def _profile(definition: Mapping[str, Any], namespaces: Mapping[str, Namespace])
     )
 
 
+def _per_context(requirement: str | Mapping[str, str] | None) -> Mapping[str, str]:
+    if requirement is None:
+        return {}
+    if isinstance(requirement, str):
+        return dict.fromkeys(CONTEXTS, requirement)
+    return dict(requirement)
+
+
 def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> ResourceRules:
     has_base = bool(data.get("base", False))
     recognition = data.get("profileRecognition", {})
@@ -212,7 +221,7 @@ def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> Resourc
         has_base=has_base,
         writable=bool(data.get("writable", False)),
         profile_required_in=frozenset(recognition.get("requiredIn", [])),
-        profile_recognition_requirement=recognition.get("requirement"),
+        profile_recognition_requirement=_per_context(recognition.get("requirement")),
         rules=tuple(rules),
         filter_vocabularies={
             name: tuple(systems)

@@ -85,7 +85,7 @@ class ProfileRecognition:
                 message = f"the resource claims profile {claim.name} but {_evidence_text(claim)}"
                 issues.append(codes.issue("profile-evidence-missing", where, message, profile=claim.requirement))
         rules = self.contract.resources.get(resource_type)
-        required_by = rules.profile_recognition_requirement if rules is not None else None
+        required_by = rules.profile_recognition_requirement.get(context) if rules is not None else None
         if not applied and rules is not None and context in rules.profile_required_in:
             names = ", ".join(p.name for p in candidates)
             message = f"no recognised profile: give meta.profile or a category of one of {names}"
@@ -95,7 +95,8 @@ class ProfileRecognition:
             for written in applied:
                 if not written.writable:
                     message = f"profile {written.name} cannot be written; writes take {writable}"
-                    requirement = required_by or written.requirement
+                    recognised_by = rules.profile_recognition_requirement if rules is not None else {}
+                    requirement = recognised_by.get(WRITE) or written.requirement
                     issues.append(codes.issue("profile-not-writable", "", message, recognition=requirement))
 
     def _claimed(self, meta: Any, resource_type: str, forced: str | None, issues: list[Issue]) -> list[Profile]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol
 
+from profiles.coded import codes_of
 from profiles.contract import Contract, Profile
 from profiles.identifier_formats import FORMATS, conforms
 from profiles.installation import INSTALLATION_OID_ARC
@@ -110,6 +111,15 @@ def reference_form(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Ite
     elif spec["form"] == "members" and isinstance(value, dict):
         for name in value.keys() - set(spec["members"]):
             yield Finding("open-choice", spec["message"], (name,))
+
+
+def codes_elsewhere(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+    """A code of `valueSet` where the contract puts those codes elsewhere (`message` says where)."""
+    value_set = ctx.contract.value_sets.get(spec["valueSet"])
+    if value_set is not None:
+        for code in codes_of(value):
+            if value_set.contains_bare_code(code):
+                yield Finding("code-out-of-place", f"{code!r}: {spec['message']}")
 
 
 def required(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
@@ -270,4 +280,5 @@ def generic_rules() -> dict[str, Rule]:
         "profile-reference-key": profile_reference_key,
         "implementation-defined-version": implementation_defined_version,
         "reference-form": reference_form,
+        "codes-elsewhere": codes_elsewhere,
     }

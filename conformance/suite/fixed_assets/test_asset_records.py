@@ -26,14 +26,18 @@ DIRECT_FIELDS = {"location", "costCenter", "costcenter", "responsible", "respons
 
 
 @pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-005", "ERIS-READ-001", "ERIS-BASE-001")
-def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(api: Any, contract: Any) -> None:
+def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(
+    api: Any, contract: Any, findings: Any
+) -> None:
+    """FixedAsset "Has no direct fields for location, cost center or responsible person"."""
     assets = api.read_all("/v1/fixed-assets", resource_type="FixedAsset")
     if not assets:
         pytest.skip("the target serves no fixed asset")
     forbidden = namespace_systems(contract, "location") | namespace_systems(contract, "cost-center")
     for asset in assets:
         direct = sorted(DIRECT_FIELDS & set(asset))
-        assert not direct, f"the fixed asset {asset.get('id')} has direct field(s) {direct}"
+        if direct:
+            findings.add("ERIS-ASSET-005", f"the fixed asset {asset.get('id')} has direct field(s) {direct}")
         for name, value in asset.items():
             if name == "owner":
                 continue
@@ -41,14 +45,17 @@ def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(a
                 if not isinstance(reference, dict):
                     continue
                 named = reference.get("identifier") if isinstance(reference.get("identifier"), dict) else {}
-                assert reference.get("type") not in ASSET_REFERENCE_TYPES and named.get("system") not in forbidden, (
-                    f"the fixed asset {asset.get('id')} names a location or cost center directly in {name!r}: "
-                    "allocations do that (FixedAssetAllocation)"
-                )
+                if reference.get("type") in ASSET_REFERENCE_TYPES or named.get("system") in forbidden:
+                    findings.add(
+                        "ERIS-ASSET-005",
+                        f"the fixed asset {asset.get('id')} names a location or cost center directly in {name!r}: "
+                        "allocations do that (FixedAssetAllocation)",
+                    )
+    findings.check()
 
 
 @pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-006", "ERIS-READ-001")
-def test_asset_components_point_to_their_parent_fixed_asset(api: Any) -> None:
+def test_asset_components_point_to_their_parent_fixed_asset(api: Any, findings: Any) -> None:
     components = api.read_all("/v1/asset-components", resource_type="AssetComponent")
     if not components:
         pytest.skip("the target serves no asset component")
@@ -62,10 +69,13 @@ def test_asset_components_point_to_their_parent_fixed_asset(api: Any) -> None:
             for reference in (value if isinstance(value, list) else [value])
             if isinstance(reference, dict) and isinstance(named := reference.get("identifier"), dict)
         ]
-        assert any(key in served for key in pointed), (
-            f"the asset component {component.get('id')} points to no fixed asset of GET /v1/fixed-assets "
-            f"(references by identifier: {pointed})"
-        )
+        if not any(key in served for key in pointed):  # "AssetComponent ... points to the parent FixedAsset"
+            findings.add(
+                "ERIS-ASSET-006",
+                f"the asset component {component.get('id')} points to no fixed asset of GET /v1/fixed-assets "
+                f"(references by identifier: {pointed})",
+            )
+    findings.check()
 
 
 @pytest.mark.requirement("ERIS-ASSET-004", "ERIS-READ-001")
@@ -92,7 +102,9 @@ def _allocation_categories(contract: Any) -> list[tuple[str | None, str]]:
 
 
 @pytest.mark.requirement("ERIS-ASSET-007", "ERIS-ASSET-002", "ERIS-ASSET-008", "ERIS-READ-001")
-def test_allocations_are_read_by_category_and_target_served_cost_centers(api: Any, contract: Any) -> None:
+def test_allocations_are_read_by_category_and_target_served_cost_centers(
+    api: Any, contract: Any, findings: Any
+) -> None:
     centers = {
         key for center in api.read_all("/v1/cost-centers", resource_type="CostCenter") for key in identifiers(center)
     }
@@ -117,10 +129,12 @@ def test_allocations_are_read_by_category_and_target_served_cost_centers(api: An
                 and isinstance(target.get("identifier"), dict)
             ):
                 named = (target["identifier"].get("system"), target["identifier"].get("value"))
-                assert named in centers, (
-                    f"the allocation {allocation.get('id')} targets the cost center {named}, "
-                    "which /v1/cost-centers does not serve"
-                )
+                if named not in centers:  # "CostCenter ... Used as FixedAssetAllocation.target"
+                    findings.add(
+                        "ERIS-ASSET-008",
+                        f"the allocation {allocation.get('id')} targets the cost center {named}, "
+                        "which /v1/cost-centers does not serve",
+                    )
         found += len(allocations)
     if not found:
         pytest.skip(
@@ -128,6 +142,7 @@ def test_allocations_are_read_by_category_and_target_served_cost_centers(api: An
             f"({', '.join(c if s is None else f'{s}|{c}' for s, c in _allocation_categories(contract))}): "
             "the contract does not name the category codes"
         )
+    findings.check()
 
 
 @pytest.mark.requirement("ERIS-ASSET-009", "ERIS-LOC-001", "ERIS-READ-001")

@@ -16,9 +16,12 @@ def _all_valid(api: Any, path: str, resource_type: str, params: dict[str, Any] |
     return items
 
 
+COMMON_BASE = ("ERIS-BASE-002", "ERIS-BASE-003", "ERIS-TYPE-001")
+"""Every resource's owner, attributes and identifiers: each shape test validates them too."""
+
+
 @pytest.mark.requirement(
-    "ERIS-BASE-002",
-    "ERIS-TYPE-001",
+    *COMMON_BASE,
     "ERIS-PARTY-001",
     "ERIS-PARTY-002",
     "ERIS-PARTY-003",
@@ -30,16 +33,16 @@ def test_every_party_has_the_shape_bindings_and_a_profile_of_the_contract(api):
     _all_valid(api, "/v1/parties", "Party")
 
 
-@pytest.mark.requirement("ERIS-ACCESS-001")
+@pytest.mark.requirement(*COMMON_BASE, "ERIS-ACCESS-001")
 def test_every_capability_has_the_shape_of_the_contract(api):
     _all_valid(api, "/v1/capabilities", "Capability")
 
 
-@pytest.mark.requirement("ERIS-ACCESS-002")
+@pytest.mark.requirement(*COMMON_BASE, "ERIS-ACCESS-002")
 def test_every_grant_assignment_has_the_shape_of_the_contract(api):
     _all_valid(api, "/v1/grant-assignments", "GrantAssignment")
 
 
-@pytest.mark.requirement("ERIS-DOC-001", "ERIS-DOC-003")
+@pytest.mark.requirement(*COMMON_BASE, "ERIS-DOC-001", "ERIS-DOC-003")
 def test_every_document_reference_has_the_shape_of_the_contract(api):
     _all_valid(api, "/v1/document-references", "DocumentReference")

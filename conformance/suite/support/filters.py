@@ -126,7 +126,12 @@ def _installation_prefix(discovery: Discovery) -> str:
 
 
 def values_of(discovery: Discovery, flt: Filter, item: Item, resource_type: str) -> list[str]:
-    """The values of `flt` that `item` carries: filtering by any of them must find it."""
+    """The values of `flt` that `item` carries: filtering by any of them must find it. A system holding "|"
+    cannot be told from its value in the form `system|value`: no value of it is taken."""
+    return [value for value in _values_of(discovery, flt, item, resource_type) if value.count("|") <= 1]
+
+
+def _values_of(discovery: Discovery, flt: Filter, item: Item, resource_type: str) -> list[str]:
     if flt.kind == "identifier":
         # a Party is read back by its reference keys; whether PESEL or a warehouse copy finds it is open
         pairs = reference_key_identifiers(discovery, item) if resource_type == "Party" else identifiers(item)
