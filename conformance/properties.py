@@ -18,6 +18,7 @@ behaviour.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -150,6 +151,14 @@ def _schemathesis_checks(operation_requirement: str) -> list[tuple[str, Any, App
     ]
 
 
+def _parses(content: bytes) -> bool:
+    try:
+        json.loads(content)
+    except ValueError:
+        return False
+    return True
+
+
 def _content_type_requirement(sent: Sent) -> str:
     return "ERIS-ERR-001" if sent.response.status_code == 400 else "ERIS-GEN-001"
 
@@ -164,6 +173,10 @@ def judge(
 ) -> Iterator[Finding]:
     """Every check that applies to this answer; a Finding for each that fails. `item_type`: what the items of
     a list read are validated as (None: not a list read)."""
+    if _shows_its_answer(sent) and sent.response.content and not _parses(sent.response.content):
+        # "The payload format is JSON": an answer that is not JSON breaks that, not the operation's shape
+        yield Finding("ERIS-GEN-001", "payload_is_json", described(sent, "the answer is not JSON"))
+        return
     for name, check, applies, requirement in _schemathesis_checks(operation_requirement):
         if not applies(sent):
             continue

@@ -22,7 +22,17 @@ from typing import Any
 __all__ = ["FAULT", "VARIANT", "Deviation", "UnknownDeviation", "catalogue", "deviation", "install", "lookup"]
 
 FAULT, VARIANT = "fault", "variant"
-_MODULES = ("reads", "resources", "writes", "authentication", "reports", "variants", "open_choices", "served_shapes")
+_MODULES = (
+    "reads",
+    "resources",
+    "writes",
+    "authentication",
+    "reports",
+    "variants",
+    "open_choices",
+    "served_shapes",
+    "contract_reads",
+)
 _REGISTRY: dict[str, Deviation] = {}
 
 Installer = Callable[[Any, Any], None]

@@ -190,3 +190,21 @@ def test_the_installation_namespaces_of_parties_are_published_as_naming_systems(
 @pytest.mark.requirement("ERIS-NS-001")
 def test_naming_systems_are_filterable_by_usage(discovery: Discovery) -> None:
     check_filter(discovery, list_read("/v1/naming-systems"), FILTERS["/v1/naming-systems"]["usage"])
+
+
+@pytest.mark.requirement("ERIS-NS-001")
+def test_each_naming_system_states_its_key_system_and_whether_it_is_a_reference_key(discovery: Discovery) -> None:
+    """ "Identifier namespaces of the installation: the key, the actual system, and the reference key." The
+    member names are not shown, so each is looked for by value: a key (a string that is no URI), a URI, and a
+    yes/no (a boolean, or a member whose name speaks of a reference key)."""
+    items = discovery.items("/v1/naming-systems")
+    skip_without(items, "naming system")
+    lacking = []
+    for item in items:
+        values = [v for name, v in item.items() if name not in ("owner", "meta", "contained", "attribute")]
+        strings = _strings(values)
+        said = any(isinstance(v, bool) for v in values) or any("reference" in name.lower() for name in item)
+        uris = {s for s in strings if s.startswith(("urn:", "http://", "https://"))}
+        if not (strings - uris and uris and said):
+            lacking.append(item.get("id"))
+    assert not lacking, f"naming systems without a namespace key, a system URI or the reference key: {lacking}"
