@@ -75,7 +75,7 @@ def data_for(service: Service, product_count: int) -> Callable[[OrderRow], Repor
 async def order_report(request: web.Request, service: Service) -> web.Response:
     require_right(request)
     desk = request.app[REPORTS]
-    order = await json_body(request)
+    order = await json_body(request, wrong_media_type=400)  # "Content-Type: application/json (required)"
     _check_report_id(service, order)
     errors = [i for i in service.validator.iter_issues(order, resource_type="ReportOrder") if i.is_error]
     if errors:

@@ -31,11 +31,14 @@ class Rejected(Exception):
         self.response = response
 
 
-async def json_body(request: web.Request) -> dict[str, Any]:
+async def json_body(request: web.Request, *, wrong_media_type: int = 415) -> dict[str, Any]:
+    """The JSON object body of a write. `wrong_media_type`: the status of a body not sent as JSON (POST
+    /v1/reports answers 400, the Errors part's status of a malformed request)."""
     if request.content_type not in ("application/json", "application/fhir+json") and not request.content_type.endswith(
         "+json"
     ):
-        raise Rejected(problem(415, f"the body must be application/json, not {request.content_type!r}"))
+        detail = f"the body must be sent as application/json, not {request.content_type!r}"
+        raise Rejected(problem(wrong_media_type, detail))
     try:
         text = (await request.read()).decode("utf-8")
     except UnicodeDecodeError as error:

@@ -32,6 +32,7 @@ _MODULES = (
     "open_choices",
     "served_shapes",
     "contract_reads",
+    "order_answers",
 )
 _REGISTRY: dict[str, Deviation] = {}
 

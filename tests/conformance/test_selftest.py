@@ -40,6 +40,16 @@ def test_each_fault_breaks_a_must_requirement_of_the_catalogue():
     assert not wrong, f"faults naming no MUST requirement of the catalogue: {wrong}"
 
 
+def test_every_must_requirement_has_a_fault_or_says_why_none_can_be_seen_from_outside():
+    broken = {d.requirement for d in FAULTS}
+    bare = [r.id for r in load_catalogue() if r.level == "MUST" and r.id not in broken and not r.outside]
+    assert not bare, f"MUST requirements no fault breaks (add one to reference_impl/deviations/): {bare}"
+    needless = [r.id for r in load_catalogue() if r.outside and r.id in broken]
+    assert not needless, (
+        f"requirements said to be untestable from outside, though a fault of them is killed: {needless}"
+    )
+
+
 def test_names_are_unique_and_say_what_they_do():
     names = [d.name for d in DEVIATIONS]
     assert len(names) == len(set(names))

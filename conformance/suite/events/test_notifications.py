@@ -119,11 +119,24 @@ def _after_the_create(contract: Any, party: dict[str, Any], created: list[dict[s
     return after_the_create
 
 
-def _wait(receiver: Any, target: Any, predicate: Any, what: str, findings: Any) -> dict[str, Any] | None:
-    """The first notification `predicate` picks; None, recorded against ERIS-EVT-001, when none arrives."""
+def _wait(
+    receiver: Any, target: Any, predicate: Any, what: str, findings: Any, api: Any = None
+) -> dict[str, Any] | None:
+    """The first notification `predicate` picks; None when none arrives, recorded against ERIS-EVT-003 when
+    notifications of parties did arrive but name identifiers that no read finds, else against ERIS-EVT-001."""
+    already = len(receiver.notifications())
     try:
         return receiver.wait_for_notification(predicate, target.delivery_timeout)
     except TimeoutError as error:
+        arrived = receiver.notifications()[already:]
+        unreadable = _unreadable(api, arrived) if api is not None else []
+        if unreadable:
+            findings.add(
+                "ERIS-EVT-003",
+                f"no Notification of {what} names an identifier of it; notifications of parties arrived naming "
+                f"identifiers that no read finds: {unreadable[:3]}",
+            )
+            return None
         seen = [
             f"{sorted(codes(n.get('operation')), key=str)} of {n.get('reference')}"
             for n in receiver.notifications()[-5:]
@@ -134,6 +147,20 @@ def _wait(receiver: Any, target: Any, predicate: Any, what: str, findings: Any) 
             + (f"; the last ones received: {'; '.join(seen)}" if seen else ""),
         )
         return None
+
+
+def _unreadable(api: Any, notifications: list[dict[str, Any]]) -> list[str]:
+    """The identifiers named by Party notifications among `notifications` that GET /v1/parties does not find
+    ("To learn the current state the consumer issues a separate read")."""
+    found = []
+    for notification in notifications[-5:]:
+        reference = notification.get("reference") if isinstance(notification.get("reference"), dict) else {}
+        named = reference.get("identifier") if isinstance(reference.get("identifier"), dict) else {}
+        system, value = named.get("system"), named.get("value")
+        named_party = reference.get("type") == "Party" and isinstance(system, str) and isinstance(value, str)
+        if named_party and not read_parties(api, system, value):
+            found.append(token(system, value))
+    return found
 
 
 def _check(
@@ -201,7 +228,12 @@ def test_a_created_contractor_is_notified_and_reads_back_by_the_notified_identif
 ) -> None:
     _, party = create_contractor(api, contract, unique_name("Powiadomiony"))
     notification = _wait(
-        pushed, target, _of_operation(contract, party, "created"), f"the created party {party.get('id')}", findings
+        pushed,
+        target,
+        _of_operation(contract, party, "created"),
+        f"the created party {party.get('id')}",
+        findings,
+        api,
     )
     if notification is not None and (key := _check(api, contract, notification, party, "created", findings)):
         _read_back(api, key, party, findings)
@@ -231,7 +263,12 @@ def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
     updated = response.json()
     created: list[dict[str, Any]] = []
     notification = _wait(
-        pushed, target, _after_the_create(contract, party, created), f"the updated party {party.get('id')}", findings
+        pushed,
+        target,
+        _after_the_create(contract, party, created),
+        f"the updated party {party.get('id')}",
+        findings,
+        api,
     )
     if notification is not None:
         key = _check(api, contract, notification, updated, "updated", findings)

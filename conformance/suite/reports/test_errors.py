@@ -4,6 +4,7 @@ the contract data, each with one fault whose answer the contract fixes."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -45,6 +46,27 @@ def test_a_malformed_body_is_400_problem_details(api: Any, report_token: str, co
     headers = {"Content-Type": "application/json"}
     response = api.request("POST", REPORTS, content=content, headers=headers, token=report_token)
     assert_problem_details_400(response, f"the body {content[:40]!r}")
+
+
+ERRORS_PART_STATUSES = {202, 400, 401, 403, 404, 429}
+"""The statuses the Errors part lists for POST /v1/reports, besides 500 and every 5xx."""
+
+
+@pytest.mark.requirement("ERIS-ERR-300")
+@pytest.mark.parametrize("content_type", [None, "text/plain"], ids=["no-content-type", "text-plain"])
+def test_an_order_not_sent_as_json_gets_a_status_of_the_errors_part(
+    api: Any, report_token: str, valid_order: dict, content_type: str | None
+) -> None:
+    """ "Content-Type: application/json (required)" ... "Status codes are in the Errors part": an order sent
+    without it may be accepted or refused as malformed (400), but its status is one the Errors part lists."""
+    headers = {"Content-Type": content_type} if content_type else {}
+    content = json.dumps(valid_order).encode()
+    response = api.request("POST", REPORTS, content=content, headers=headers, token=report_token)
+    status = response.status_code
+    assert status in ERRORS_PART_STATUSES or status >= 500, (
+        f"an order sent with Content-Type {content_type!r} was answered {answered(response)}: not a status of the "
+        f"Errors part ({', '.join(map(str, sorted(ERRORS_PART_STATUSES)))}, 500, 5xx)"
+    )
 
 
 @pytest.mark.requirement("ERIS-ERR-001", "ERIS-REPORT-002")
@@ -164,41 +186,57 @@ def with_fault(order: dict[str, Any], fault: tuple[str, str | None]) -> tuple[di
     return order, f"an order with {path} {'missing' if value is None else repr(value)}"
 
 
-def _refused(api: Any, token: str, order: dict[str, Any], fault: tuple[str, str | None]) -> None:
+FIELD_REQUIREMENTS = {"format": "ERIS-REPORT-001", "runAt": "ERIS-REPORT-004", "storage": "ERIS-REPORT-005"}
+"""The requirement fixing each required field of an order (the parameters: ERIS-REPORT-008)."""
+WRONG_STATUS_REQUIREMENTS = {401: "ERIS-ERR-303", 403: "ERIS-ERR-304", 404: "ERIS-ERR-305"}
+
+
+def _refused(api: Any, token: str, order: dict[str, Any], fault: tuple[str, str | None], findings: Any) -> None:
+    """Accepting the faulty order breaks the requirement of its field; a 5xx blames the service for the
+    client's fault (ERIS-ERR-308); 401, 403 or 404 give a condition that is false here."""
     faulty, what = with_fault(order, fault)
-    assert_refused_as_client_fault(api.post(REPORTS, json=faulty, token=token), what)
+    response = api.post(REPORTS, json=faulty, token=token)
+    try:
+        assert_refused_as_client_fault(response, what)
+    except AssertionError as failure:
+        status = response.status_code
+        field = FIELD_REQUIREMENTS.get(fault[0].split(".")[0], "ERIS-REPORT-008")
+        findings.add("ERIS-ERR-308" if status >= 500 else WRONG_STATUS_REQUIREMENTS.get(status, field), str(failure))
+    findings.check()
 
 
 @pytest.mark.requirement("ERIS-REPORT-008", "ERIS-ERR-308")
 @pytest.mark.parametrize("fault", MONTH_FAULTS.values(), ids=MONTH_FAULTS.keys())
-def test_a_month_outside_1_to_12_is_refused(api: Any, report_token: str, valid_order: dict, fault: tuple) -> None:
+def test_a_month_outside_1_to_12_is_refused(
+    api: Any, report_token: str, valid_order: dict, fault: tuple, findings: Any
+) -> None:
     """Month is 1 to 12 (Limits). The Errors part names no status for a Month outside it, so the decision
     is this: the order must be refused at once (a 202 accepts an order the Limits rule out) with a 4xx (a
     5xx is kept for failures on the service side) other than 401, 403 and 404, whose conditions are false
     here. 400, the nearest row ("malformed body"), is the expected answer; 422 or 409, say, pass too.
     (Whether a 400 is the row's Problem Details: test_a_400_for_a_fault_of_the_order_is_problem_details.)"""
-    _refused(api, report_token, valid_order, fault)
+    _refused(api, report_token, valid_order, fault, findings)
 
 
 @pytest.mark.requirement("ERIS-REPORT-008", "ERIS-ERR-308")
 @pytest.mark.parametrize("fault", PARAMETER_FAULTS.values(), ids=PARAMETER_FAULTS.keys())
 def test_a_missing_cost_calculation_parameter_is_refused(
-    api: Any, report_token: str, valid_order: dict, fault: tuple
+    api: Any, report_token: str, valid_order: dict, fault: tuple, findings: Any
 ) -> None:
     """CompanyTaxNo, Year and Month are required for the cost-calculation reports; without one the order
     is refused with a 4xx as for a Month outside 1..12 (the status is not named)."""
-    _refused(api, report_token, valid_order, fault)
+    _refused(api, report_token, valid_order, fault, findings)
 
 
 @pytest.mark.requirement("ERIS-REPORT-001", "ERIS-REPORT-004", "ERIS-REPORT-005", "ERIS-ERR-308")
 @pytest.mark.parametrize("fault", FIELD_FAULTS.values(), ids=FIELD_FAULTS.keys())
 def test_an_order_with_a_required_field_missing_or_invalid_is_refused(
-    api: Any, report_token: str, valid_order: dict, fault: tuple
+    api: Any, report_token: str, valid_order: dict, fault: tuple, findings: Any
 ) -> None:
     """format (parquet or csv), runAt (an ISO 8601 date-time) and storage (type from blob, http, local,
     smb; connectionString) are required: an order missing one, or with a value outside them, is refused
     with a 4xx as for a Month outside 1..12 (the Errors part names only a missing publicKeyPem)."""
-    _refused(api, report_token, valid_order, fault)
+    _refused(api, report_token, valid_order, fault, findings)
 
 
 @pytest.mark.requirement("ERIS-ERR-001")

@@ -49,6 +49,14 @@ from reports.keys import generate_key_pair, public_key_pem
 # -- orders end to end, examined stage by stage ------------------------------------------------------------
 
 
+class StageFailure(AssertionError):
+    """A stage that failed against one requirement: the test of the stage reports it under that one."""
+
+    def __init__(self, requirement: str, message: str) -> None:
+        super().__init__(message)
+        self.requirement = requirement
+
+
 @dataclass(frozen=True)
 class OrderCase:
     id: str
@@ -149,23 +157,27 @@ class OrderBook:
                     f"the target answered 404 to an order of {case.report_id}: the Errors part allows it when the "
                     f"installation has no producer of that report ({response.text[:200]!r})"
                 )
-            assert response.status_code == 202, f"a valid order of {case.report_id} was answered {answered(response)}"
+            if response.status_code != 202:  # "202 | order accepted"
+                raise StageFailure(
+                    "ERIS-ERR-301", f"a valid order of {case.report_id} was answered {answered(response)}"
+                )
             try:
                 body = response.json()
             except ValueError:
-                raise AssertionError(f"the 202 answer is not JSON: {response.text[:300]!r}") from None
-            assert isinstance(body, dict), f"the 202 answer is not a JSON object: {body!r:.300}"
+                raise StageFailure("ERIS-REPORT-010", f"the 202 answer is not JSON: {response.text[:300]!r}") from None
+            if not isinstance(body, dict):
+                raise StageFailure("ERIS-REPORT-010", f"the 202 answer is not a JSON object: {body!r:.300}")
             # "Response fields (202): executionId ... and encryptedSessionKey": both are required; the contract
             # names them without forbidding others, so more members pass
             missing = sorted({"executionId", "encryptedSessionKey"} - set(body))
-            assert not missing, f"the 202 answer lacks {missing} (it has the fields {sorted(body)})"
-            assert isinstance(body["executionId"], str) and body["executionId"], (
-                f"executionId is {body['executionId']!r}, not a non-empty string"
-            )
+            if missing:
+                raise StageFailure("ERIS-REPORT-010", f"the 202 answer lacks {missing} (it has {sorted(body)})")
+            if not (isinstance(body["executionId"], str) and body["executionId"]):
+                raise StageFailure("ERIS-REPORT-010", f"executionId is {body['executionId']!r}, not a non-empty string")
             try:
                 sealed = decode_base64(body["encryptedSessionKey"])
             except ValueError as error:
-                raise AssertionError(f"encryptedSessionKey is {error}") from None
+                raise StageFailure("ERIS-REPORT-010", f"encryptedSessionKey is {error}") from None
             return {"executionId": body["executionId"], "sealed": sealed}
 
         return self._stage(case, "accepted", compute)
@@ -245,11 +257,15 @@ def book(api: Any, receiver: Any, target: Any, report_token: str, company_tax_no
     "ERIS-AUTH-001",
 )
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_a_valid_order_is_answered_202(book: OrderBook, case: OrderCase) -> None:
+def test_a_valid_order_is_answered_202(book: OrderBook, case: OrderCase, findings: Any) -> None:
     """A valid order (the token of the target description, a fresh RSA-4096 key as BEGIN PUBLIC KEY, http
-    storage, CompanyTaxNo/Year/Month) gets 202 whose body is exactly executionId (a string) and
-    encryptedSessionKey (base64)."""
-    book.accepted(case)
+    storage, CompanyTaxNo/Year/Month) gets 202 whose body holds executionId (a string) and
+    encryptedSessionKey (base64). A refusal fails "202: order accepted", a wrong answer the 202's fields."""
+    try:
+        book.accepted(case)
+    except StageFailure as failure:
+        findings.add(failure.requirement, str(failure))
+        findings.check()
 
 
 @pytest.mark.requirement("ERIS-CRYPT-001", "ERIS-CRYPT-003", "ERIS-CRYPT-005", "ERIS-CRYPT-007")
@@ -279,7 +295,7 @@ def test_the_artifact_is_ciphertext_then_tag(book: OrderBook, case: OrderCase) -
 
 @pytest.mark.requirement("ERIS-REPORT-001", "ERIS-REPORT-012", "ERIS-REPORT-009", "ERIS-REPORT-007")
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: OrderCase) -> None:
+def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: OrderCase, findings: Any) -> None:
     """The decrypted report is a readable file of the ordered format with rows (no column is assumed).
 
     With compression true the data were compressed before encryption: the decrypted data are not a plain
@@ -289,16 +305,23 @@ def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: Order
     """
     plaintext = book.need(case, "plaintext", "test_the_artifact_is_ciphertext_then_tag")
     where = f"{case.report_id} for CompanyTaxNo {book.company}, {book.period[0]}-{int(book.period[1]):02d}"
+    # each defect against its own requirement: compression (ERIS-REPORT-012), its default of false
+    # (ERIS-REPORT-009), the file of the format ordered (ERIS-REPORT-001)
+    report = None
     if case.compressed:
-        assert not looks_plain(plaintext, case.format), (
-            f"compression was asked, but the decrypted data are a plain {case.format} file: they were not "
-            "compressed before encryption"
-        )
         opened = list(decompressions(plaintext))
-        assert opened, (
-            f"compression was asked, but no known algorithm opens the decrypted data ({len(plaintext)} bytes, "
-            f"starting {plaintext[:12].hex()})"
-        )
+        if looks_plain(plaintext, case.format):
+            findings.add(
+                "ERIS-REPORT-012",
+                f"compression was asked, but the decrypted data are a plain {case.format} file: they were not "
+                "compressed before encryption",
+            )
+        elif not opened:
+            findings.add(
+                "ERIS-REPORT-012",
+                f"compression was asked, but no known algorithm opens the decrypted data ({len(plaintext)} bytes, "
+                f"starting {plaintext[:12].hex()})",
+            )
         faults = []
         for candidate in opened:
             try:
@@ -307,19 +330,28 @@ def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: Order
             except ValueError as error:
                 faults.append(f"{candidate.algorithm}: {error}")
         else:
-            raise AssertionError(f"the decompressed data are not a {case.format} file: {'; '.join(faults)}")
+            if opened:
+                findings.add(
+                    "ERIS-REPORT-001", f"the decompressed data are not a {case.format} file: {'; '.join(faults)}"
+                )
     else:
         try:
             report = read_report(plaintext, case.format)
         except ValueError as error:
             opened = [candidate.algorithm for candidate in decompressions(plaintext)]
-            hint = f" (it opens with {opened[0]}: compressed although compression was not asked)" if opened else ""
-            raise AssertionError(f"the decrypted report is not a {case.format} file: {error}{hint}") from None
-    assert report.rows > 0, f"the report of {where} has no rows ({report.description})"
+            if opened:
+                broken = "ERIS-REPORT-009" if case.compression is None else "ERIS-REPORT-012"
+                asked = "left out (default false)" if case.compression is None else "false"
+                findings.add(broken, f"compression was {asked}, but the decrypted data open with {opened[0]}")
+            else:
+                findings.add("ERIS-REPORT-001", f"the decrypted report is not a {case.format} file: {error}")
+    if report is not None and report.rows <= 0:
+        findings.add("ERIS-REPORT-001", f"the report of {where} has no rows ({report.description})")
+    findings.check()
 
 
 @pytest.mark.requirement("ERIS-CRYPT-001", "ERIS-REPORT-014")
-def test_each_order_has_its_own_execution_id_and_session_key(book: OrderBook) -> None:
+def test_each_order_has_its_own_execution_id_and_session_key(book: OrderBook, findings: Any) -> None:
     """The orders above have pairwise different executionIds (an order id, and the idempotency key of its
     delivery) and different random AES keys and nonces (a repeated nonce would break AES-GCM)."""
     accepted = [
@@ -330,10 +362,14 @@ def test_each_order_has_its_own_execution_id_and_session_key(book: OrderBook) ->
     if len(accepted) < 2:
         pytest.skip("fewer than two orders were accepted")
     ids = Counter(found["executionId"] for _, found in accepted)
-    assert max(ids.values()) == 1, f"executionIds repeat across orders: {[i for i, n in ids.items() if n > 1]}"
+    if max(ids.values()) > 1:
+        findings.add("ERIS-REPORT-014", f"executionIds repeat across orders: {[i for i, n in ids.items() if n > 1]}")
     sessions = [book.need(case, "session", "test_the_session_key_opens_with_rsa_oaep_sha256") for case, _ in accepted]
-    assert len({session[:KEY_BYTES] for session in sessions}) == len(sessions), "two orders got the same AES key"
-    assert len({session[KEY_BYTES:] for session in sessions}) == len(sessions), "two orders got the same nonce"
+    if len({session[:KEY_BYTES] for session in sessions}) != len(sessions):
+        findings.add("ERIS-CRYPT-001", "two orders got the same AES key")
+    if len({session[KEY_BYTES:] for session in sessions}) != len(sessions):
+        findings.add("ERIS-CRYPT-001", "two orders got the same nonce")
+    findings.check()
 
 
 # -- runAt, the PEM headers -------------------------------------------------------------------------------
