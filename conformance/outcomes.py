@@ -24,8 +24,8 @@ class TestOutcome:
     """Requirement id -> what broke it, for a test that judges several requirements apart (the property
     phase), or that met, on its way, a response breaking another requirement's rule: evidence against
     these requirements only."""
-    own_failure: bool = True
-    """False when the test failed only through its findings: its own assertions held."""
+    own_failure: bool = False
+    """True when the test failed by its own assertions too, not only through its findings (the plugin sets it)."""
 
     def outcome_for(self, requirement_id: str) -> str:
         """The outcome as evidence about one requirement: a requirement its findings name failed; a test that

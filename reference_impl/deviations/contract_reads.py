@@ -281,3 +281,21 @@ def reads_behind_an_xssi_prefix(app: web.Application, settings: Any) -> None:
         return response
 
     add_middleware(app, middleware)
+
+
+@deviation(
+    "vocabulary-400-names-another-parameter",
+    "the 400 of a coded filter in an undeclared vocabulary names the other coded parameter (type for status, "
+    "status for type), though its text speaks of the resource type",
+    breaks="ERIS-ERR-101",
+)
+def vocabulary_400_names_another_parameter(app: web.Application, settings: Any) -> None:
+    def swapped(body: Any, request: web.Request, status: int) -> Any:
+        if status != 400 or not isinstance(body, dict) or body.get("parameter") not in ("type", "status"):
+            return body
+        if "vocabulary" not in str(body.get("detail")):
+            return body  # a missing required type, say
+        other = "status" if body["parameter"] == "type" else "type"
+        return body | {"parameter": other, "detail": f"{other}: vocabulary not declared for this resource type"}
+
+    rewrite_json_answer(app, is_read, swapped)

@@ -38,8 +38,19 @@ def _answer(status: int, body: object) -> httpx.Response:
         {"error": {"parameter": "type"}},
         {"errors": [{"field": "type", "message": "unknown vocabulary"}]},
         b"bad value for type",
+        {"title": "Bad Request", "invalid-params": [{"name": "type", "reason": "vocabulary not declared"}]},
+        {"resourceType": "OperationOutcome", "issue": [{"severity": "error", "expression": ["type"]}]},
+        {"errors": [{"name": "ValidationError", "message": "bad value for type"}]},
     ],
-    ids=["problem-details-detail", "nested-value", "list-of-errors", "plain-text"],
+    ids=[
+        "problem-details-detail",
+        "nested-value",
+        "list-of-errors",
+        "plain-text",
+        "rfc9457-invalid-params",
+        "operation-outcome",
+        "error-name-and-text",
+    ],
 )
 def test_an_error_body_naming_the_parameter_in_any_shape_names_it(body):
     assert names_parameter(_answer(400, body), "type", echoed=[f"{TYPE_SYSTEM}|finance"])
@@ -56,8 +67,19 @@ def test_an_error_body_naming_the_parameter_in_any_shape_names_it(body):
         {"detail": "document-type is not declared"},
         {"detail": "see https://erp.example.com/fhir/vocab/finance/type for the codes"},
         {"detail": "parameter 'status' is wrong"},
+        # a member naming the parameter at fault names another; the word elsewhere is no naming
+        {"detail": "vocabulary not declared for this resource type", "parameter": "status"},
+        {"invalid-params": [{"name": "status", "reason": "wrong type of value"}]},
     ],
-    ids=["problem-details-members", "echoed-value", "inside-a-word", "inside-a-url", "another-parameter"],
+    ids=[
+        "problem-details-members",
+        "echoed-value",
+        "inside-a-word",
+        "inside-a-url",
+        "another-parameter",
+        "member-names-another",
+        "invalid-params-name-another",
+    ],
 )
 def test_an_error_body_that_does_not_name_the_parameter_is_told_apart(body):
     assert not names_parameter(_answer(400, body), "type", echoed=[f"{TYPE_SYSTEM}|finance"])

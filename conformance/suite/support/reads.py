@@ -172,14 +172,43 @@ def _texts(node: Any, *, top: bool = True) -> Iterator[str]:
             yield from _texts(value, top=False)
 
 
+NAMING_MEMBERS = frozenset({"parameter", "param", "parameters", "params", "field", "fields", "expression"})
+"""Members by which error bodies name the parameter at fault (a Problem Details extension, a FHIR
+OperationOutcome's issue[].expression, common API error shapes); and RFC 9457's invalid-params[].name."""
+INVALID_PARAMS = frozenset({"invalid-params", "invalidparams", "invalid_params"})
+
+
+def _named(node: Any) -> Iterator[str]:
+    """The strings held by members that name parameters (see NAMING_MEMBERS), anywhere in the body."""
+    if isinstance(node, list):
+        for value in node:
+            yield from _named(value)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            lowered = key.lower() if isinstance(key, str) else ""
+            if lowered in NAMING_MEMBERS:
+                yield from _texts(value, top=False)
+            elif lowered in INVALID_PARAMS and isinstance(value, list):
+                yield from (str(entry.get("name")) for entry in value if isinstance(entry, dict) and "name" in entry)
+            else:
+                yield from _named(value)
+
+
 def names_parameter(response: httpx.Response, parameter: str, echoed: Iterable[str] = ()) -> bool:
-    """Whether an error body names `parameter`, whatever its shape. The filter value the request sent
-    (`echoed`) is removed first, so that a body that only repeats the value does not count; the name
-    must stand as a word of its own (`type` in `document-type` does not count)."""
+    """Whether an error body names `parameter`, whatever its shape. A body with members that name parameters
+    (`parameter`, `invalid-params[].name`, `issue[].expression`...) names the ones they hold, and no other:
+    a word elsewhere is no naming then. Else its text must hold the name: the filter value the request sent
+    (`echoed`) is removed first, so that a body that only repeats the value does not count, and the name must
+    stand as a word of its own (`type` in `document-type` does not count)."""
     try:
-        texts = list(_texts(response.json()))
+        body = response.json()
     except ValueError:
-        texts = [response.text]
+        body = None
+    named = list(_named(body)) if body is not None else []
+    if named:
+        word = re.compile(rf"(?<![\w\-]){re.escape(parameter)}(?![\w\-])")
+        return any(word.search(text) for text in named)
+    texts = list(_texts(body)) if body is not None else [response.text]
     word = re.compile(rf"(?<![\w/.\-]){re.escape(parameter)}(?![\w/\-])")
     removed = sorted({e for e in echoed if e}, key=len, reverse=True)
     for text in texts:
