@@ -33,6 +33,7 @@ _MODULES = (
     "served_shapes",
     "contract_reads",
     "order_answers",
+    "filters_ignored",
 )
 _REGISTRY: dict[str, Deviation] = {}
 

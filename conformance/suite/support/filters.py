@@ -187,6 +187,16 @@ def matches(discovery: Discovery, flt: Filter, item: Item, value: str, resource_
     raise AssertionError(f"unknown filter kind {flt.kind}")
 
 
+def check_filter_for(discovery: Discovery, read: ListRead, flt: Filter, findings: Any, breaks: str) -> None:
+    """`check_filter`, its failure recorded against `breaks` (the requirement that lists the parameter for
+    the read) rather than every requirement the test cites."""
+    try:
+        check_filter(discovery, read, flt)
+    except AssertionError as failure:
+        findings.add(breaks, str(failure).split("\nassert ")[0])
+    findings.check()
+
+
 def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
     """Values taken from the target's items: each finds the item it came from, and every item the
     filtered read answers matches the filter (and the required parameters sent with it). The items are
