@@ -130,3 +130,13 @@ def rewrite_json_body(
         return await handler(request)
 
     add_middleware(app, middleware)
+
+
+def resources_in(body: Any) -> list[dict[str, Any]]:
+    """The resources of an answer: the answer itself, or the items of an envelope."""
+    if not isinstance(body, dict):
+        return []
+    if "resourceType" in body:
+        return [body]
+    items = body.get("items")
+    return [i for i in items if isinstance(i, dict) and "resourceType" in i] if isinstance(items, list) else []

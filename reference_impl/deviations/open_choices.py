@@ -12,7 +12,14 @@ from aiohttp import web
 from multidict import MultiDict
 
 from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import Handler, add_middleware, on_startup, path_is, rewrite_json_answer
+from reference_impl.deviations._tools import (
+    Handler,
+    add_middleware,
+    on_startup,
+    path_is,
+    resources_in,
+    rewrite_json_answer,
+)
 from reference_impl.problems import problem
 from reference_impl.state import SERVICE
 
@@ -20,15 +27,6 @@ ATTRIBUTE_SYSTEM = "urn:example:acme:attribute-type"
 ASSET_DOCUMENT_STATUS_SYSTEM = "urn:example:acme:asset-document-status"
 DOCUMENTS = "/v1/document-references"
 WRITES = ("POST", "PATCH")
-
-
-def _resources_in(body: Any) -> list[dict[str, Any]]:
-    if not isinstance(body, dict):
-        return []
-    if "resourceType" in body:
-        return [body]
-    items = body.get("items")
-    return [i for i in items if isinstance(i, dict) and "resourceType" in i] if isinstance(items, list) else []
 
 
 def _attribute_lists(resource: dict[str, Any]) -> list[list[Any]]:
@@ -62,7 +60,7 @@ def _replace_body(request: web.Request, body: Any) -> None:
 )
 def attribute_codes_as_codeable_concepts(app: web.Application, settings: Any) -> None:
     def served(body: Any, request: web.Request, status: int) -> Any:
-        for resource in _resources_in(body):
+        for resource in resources_in(body):
             for attributes in _attribute_lists(resource):
                 for attribute in attributes:
                     if isinstance(attribute, dict) and isinstance(attribute.get("code"), str):
@@ -98,7 +96,7 @@ def attribute_codes_as_codeable_concepts(app: web.Application, settings: Any) ->
 )
 def asset_document_status_in_own_system(app: web.Application, settings: Any) -> None:
     def served(body: Any, request: web.Request, status: int) -> Any:
-        for resource in _resources_in(body):
+        for resource in resources_in(body):
             if resource.get("resourceType") == "FixedAssetDocument" and isinstance(resource.get("status"), dict):
                 for coding in resource["status"].get("coding") or []:
                     if isinstance(coding, dict):
@@ -133,7 +131,7 @@ def warehouse_documents_in_own_namespace(app: web.Application, settings: Any) ->
 
     def served(body: Any, request: web.Request, status: int) -> Any:
         inbox, warehouse = systems(request)
-        for resource in _resources_in(body):
+        for resource in resources_in(body):
             if resource.get("resourceType") == "DocumentReference" and is_warehouse(resource):
                 for identifier in resource.get("identifier") or []:
                     if isinstance(identifier, dict) and identifier.get("system") == inbox:

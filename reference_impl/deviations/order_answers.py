@@ -47,6 +47,20 @@ def _refuse_bodies(app: web.Application, method: str, path: str, refused: Any, d
     add_middleware(app, middleware)
 
 
+def _reanswer_orders(app: web.Application, change: Any, *, outermost: bool = False) -> None:
+    """Answers of POST /v1/reports become `change(request, answer)` when that gives one. `outermost`: seen
+    after authentication (whose 401 and 403 only the outermost middleware sees)."""
+
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            response = await handler(request)
+        except web.HTTPException as error:
+            response = error
+        return (change(request, response) or response) if is_report_order(request) else response
+
+    (add_outer_middleware if outermost else add_middleware)(app, middleware)
+
+
 # -- write bodies ------------------------------------------------------------------------------------------
 
 
@@ -197,13 +211,12 @@ def missing_year_500(app: web.Application, settings: Any) -> None:
     breaks="ERIS-ERR-301",
 )
 def order_accepted_200(app: web.Application, settings: Any) -> None:
-    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        response = await handler(request)
-        if is_report_order(request) and isinstance(response, web.Response) and response.status == 202:
+    def as_200(request: web.Request, response: web.StreamResponse) -> web.StreamResponse | None:
+        if isinstance(response, web.Response) and response.status == 202:
             return web.Response(body=response.body, status=200, content_type="application/json")
-        return response
+        return None
 
-    add_middleware(app, middleware)
+    _reanswer_orders(app, as_200)
 
 
 @deviation(
@@ -213,16 +226,12 @@ def order_accepted_200(app: web.Application, settings: Any) -> None:
     breaks="ERIS-ERR-303",
 )
 def invalid_token_403(app: web.Application, settings: Any) -> None:
-    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        try:
-            response = await handler(request)
-        except web.HTTPException as error:
-            response = error
-        if is_report_order(request) and response.status == 401 and request.headers.get("Authorization"):
+    def as_403(request: web.Request, response: web.StreamResponse) -> web.StreamResponse | None:
+        if response.status == 401 and request.headers.get("Authorization"):
             return problem(403, "the token is not accepted")
-        return response
+        return None
 
-    add_outer_middleware(app, middleware)
+    _reanswer_orders(app, as_403, outermost=True)
 
 
 @deviation(
@@ -231,16 +240,12 @@ def invalid_token_403(app: web.Application, settings: Any) -> None:
     breaks="ERIS-ERR-304",
 )
 def missing_right_401(app: web.Application, settings: Any) -> None:
-    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        try:
-            response = await handler(request)
-        except web.HTTPException as error:
-            response = error
-        if is_report_order(request) and response.status == 403:
+    def as_401(request: web.Request, response: web.StreamResponse) -> web.StreamResponse | None:
+        if response.status == 403:
             return problem(401, "not authorised for reports", headers={"WWW-Authenticate": "Bearer"})
-        return response
+        return None
 
-    add_outer_middleware(app, middleware)
+    _reanswer_orders(app, as_401, outermost=True)
 
 
 @deviation(
@@ -249,13 +254,10 @@ def missing_right_401(app: web.Application, settings: Any) -> None:
     breaks="ERIS-ERR-305",
 )
 def unchosen_report_422(app: web.Application, settings: Any) -> None:
-    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        response = await handler(request)
-        if is_report_order(request) and isinstance(response, web.Response) and response.status == 404:
-            return problem(422, "the order chooses no report")
-        return response
+    def as_422(request: web.Request, response: web.StreamResponse) -> web.StreamResponse | None:
+        return problem(422, "the order chooses no report") if response.status == 404 else None
 
-    add_middleware(app, middleware)
+    _reanswer_orders(app, as_422)
 
 
 @deviation(

@@ -11,20 +11,11 @@ from typing import Any
 from aiohttp import web
 
 from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import rewrite_json_answer
+from reference_impl.deviations._tools import resources_in, rewrite_json_answer
 from reference_impl.state import SERVICE
 
 Change = Callable[[dict[str, Any], Any], None]
 """change(resource, contract): alter one served resource in place."""
-
-
-def _resources_in(body: Any) -> list[dict[str, Any]]:
-    if not isinstance(body, dict):
-        return []
-    if "resourceType" in body:
-        return [body]
-    items = body.get("items")
-    return [i for i in items if isinstance(i, dict) and "resourceType" in i] if isinstance(items, list) else []
 
 
 def _serve_changed(app: web.Application, resource_types: set[str], change: Change) -> None:
@@ -33,7 +24,7 @@ def _serve_changed(app: web.Application, resource_types: set[str], change: Chang
     def rewrite(body: Any, request: web.Request, status: int) -> Any:
         if status == 200:
             contract = request.app[SERVICE].contract
-            for resource in _resources_in(body):
+            for resource in resources_in(body):
                 if resource.get("resourceType") in resource_types:
                     change(resource, contract)
         return body

@@ -20,6 +20,7 @@ from reference_impl.deviations._tools import (
     add_outer_middleware,
     is_read,
     on_startup,
+    resources_in,
     rewrite_json_answer,
     rewrite_notifications,
     rewrite_query,
@@ -67,18 +68,6 @@ def _kept_headers(response: web.StreamResponse, *dropped: str) -> dict[str, str]
         for name, value in response.headers.items()
         if name.lower() not in REPLACED_HEADERS and name.lower() not in dropped
     }
-
-
-def _resources_in(body: Any) -> list[dict[str, Any]]:
-    """The resources of an answer: the answer itself, or the items of an envelope."""
-    if not isinstance(body, dict):
-        return []
-    if "resourceType" in body:
-        return [body]
-    items = body.get("items")
-    return (
-        [item for item in items if isinstance(item, dict) and "resourceType" in item] if isinstance(items, list) else []
-    )
 
 
 # -- errors -----------------------------------------------------------------------------------------------
@@ -189,7 +178,7 @@ def extra_meta(app: web.Application, settings: Any) -> None:
     def add_meta(body: Any, request: web.Request, status: int) -> Any:
         if status != 200:
             return body
-        for resource in _resources_in(body):
+        for resource in resources_in(body):
             meta = dict(resource.get("meta") or {})
             meta.setdefault("versionId", _version_of(resource))
             meta.setdefault("lastUpdated", started)
@@ -227,7 +216,7 @@ def more_fields_where_open(app: web.Application, settings: Any) -> None:
     def add_fields(body: Any, request: web.Request, status: int) -> Any:
         if status != 200:
             return body
-        for resource in _resources_in(body):
+        for resource in resources_in(body):
             if resource.get("resourceType") in OPEN_RESOURCE_TYPES:
                 resource.setdefault("sourceSystem", {"name": "ERP", "module": resource["resourceType"]})
                 resource.setdefault("externalKey", f"ERP-{zlib.crc32(str(resource.get('id')).encode()):08x}")
