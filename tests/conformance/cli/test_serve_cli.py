@@ -266,3 +266,31 @@ def test_a_negative_catalogue_size_exits_2_with_one_line(tmp_path: Path) -> None
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "--report-products" in result.stderr
+
+
+def test_a_server_without_seed_data_is_certified_incomplete_naming_the_data_it_lacks(tmp_path: Path) -> None:
+    """An empty installation passes what it can show, but a MUST it cannot exercise is no pass: exit 3."""
+    target = tmp_path / "target.toml"
+    with serve(tmp_path, "--seed", "none", "--write-config", str(target)) as served:
+        result = subprocess.run(
+            [*_eris(), "certify", "--config", str(target), "--report-dir", str(tmp_path / "out"), "--examples", "0"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
+    assert result.returncode == 3, result.stdout[-2000:] + result.stderr[-2000:]
+    assert f"INCOMPLETE — {served.url}" in result.stdout
+    assert "the target serves no" in result.stdout  # which data it must hold
+
+
+def test_a_selection_of_the_suite_is_never_conformant(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [*_eris(), "certify", "-k", "envelope", "--examples", "0", "--report-dir", str(tmp_path / "out"), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 3, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "INCOMPLETE" in result.stdout and "selection: -k envelope" in result.stdout
