@@ -46,8 +46,9 @@ class Requirement:
     feature: str | None = None
     """The optional feature the requirement belongs to (FEATURES); None: every implementation."""
     outside: str | None = None
-    """Why no client can exercise the requirement from outside the implementation (a failure inside the service
-    that no request can cause): a MUST that says so does not make a run incomplete when no test exercised it."""
+    """Why no check of a target can see the requirement broken (a failure no request can cause, a rule the contract
+    states without a form to check): a MUST that says so does not make a run incomplete when untested, and the
+    self-test holds no fault of it."""
 
 
 def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:

@@ -29,6 +29,7 @@ from conformance.strategies.recognition import (
 from conformance.strategies.schema_index import Node, SchemaIndex, json_types, schema_index
 from conformance.strategies.terminology import bare_code, bindings_from, coding_in, concept, free_coding
 from profiles import Contract, Profile
+from profiles.coded import codes_of
 from profiles.validator import CONTEXTS, RESOURCE
 
 Path = tuple[str, ...]
@@ -47,6 +48,8 @@ HONOURED_RULES = frozenset(
         "reference-key",  # _identifier
         "profile-reference-key",  # _identifier
         "implementation-defined-version",  # _DOCUMENT_RULES
+        "codes-elsewhere",  # _value: the codes of the set are drawn nowhere else
+        "reference-form",  # reports information only: any form drawn is no error
     }
 )
 """The rule functions of profiles/ whose rows the payloads drawn here honour (the report rules are
@@ -198,6 +201,18 @@ _DOCUMENT_RULES: dict[str, Callable[[Contract, dict[str, Any]], dict[str, Any]]]
 
 
 def _value(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
+    drawn = _drawn(plan, node, path)
+    elsewhere = frozenset(
+        code
+        for spec in plan.specs(path)
+        if spec["rule"] == "codes-elsewhere"
+        for codes in plan.contract.value_sets[spec["valueSet"]].systems.values()
+        for code in codes or ()
+    )
+    return drawn.filter(lambda value: not elsewhere.intersection(codes_of(value))) if elsewhere else drawn
+
+
+def _drawn(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
     if node.schema is True:
         return json_values()
     if node.schema is False:

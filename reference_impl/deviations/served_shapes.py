@@ -171,22 +171,6 @@ def party_attribute_type_crm(app: web.Application, settings: Any) -> None:
     _serve_changed(app, {"Party"}, change)
 
 
-@deviation(
-    "nip-with-dashes",
-    "NIP values are served formatted for print, with dashes (725-180-11-26)",
-    breaks="ERIS-PARTY-008",
-)
-def nip_with_dashes(app: web.Application, settings: Any) -> None:
-    def change(resource: dict[str, Any], contract: Any) -> None:
-        nip = contract.installation.values["nip_system"]
-        for identifier in resource.get("identifier") or []:
-            value = identifier.get("value") if isinstance(identifier, dict) else None
-            if identifier.get("system") == nip and isinstance(value, str) and len(value) == 10:
-                identifier["value"] = f"{value[:3]}-{value[3:6]}-{value[6:8]}-{value[8:]}"
-
-    _serve_changed(app, {"Party"}, change)
-
-
 # -- locations, value sets, access ----------------------------------------------------------------------------
 
 

@@ -122,7 +122,11 @@ def test_the_mutations_cover_every_promised_fault(promise, fault, code, shows):
         shows,
         # no shrinking: any example that shows the fault will do
         settings=settings(
-            max_examples=300, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck)
+            max_examples=300,
+            database=None,
+            derandomize=True,  # the same examples every run: a fault shown once is shown in CI too
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
         ),
     )
     assert found.expected_code == code

@@ -3,6 +3,7 @@ filter the contract fixes is honoured: a value taken from an item finds it, and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -187,13 +188,18 @@ def matches(discovery: Discovery, flt: Filter, item: Item, value: str, resource_
     raise AssertionError(f"unknown filter kind {flt.kind}")
 
 
-def check_filter_for(discovery: Discovery, read: ListRead, flt: Filter, findings: Any, breaks: str) -> None:
+def check_filter_for(
+    discovery: Discovery, read: ListRead, flt: Filter, findings: Any, breaks: str, refused: str | None = None
+) -> None:
     """`check_filter`, its failure recorded against `breaks` (the requirement that lists the parameter for
-    the read) rather than every requirement the test cites."""
+    the read) rather than every requirement the test cites; a value taken from an item but refused with a
+    4xx against `refused` when given (a coded filter's declared vocabularies)."""
     try:
         check_filter(discovery, read, flt)
     except AssertionError as failure:
-        findings.add(breaks, str(failure).split("\nassert ")[0])
+        message = str(failure).split("\nassert ")[0]
+        turned_down = re.search(r"answered 4\d\d\b(?! items)", message) is not None
+        findings.add(refused if refused and turned_down else breaks, message)
     findings.check()
 
 
