@@ -363,3 +363,20 @@ def cost_center_ids_prefixed(app: web.Application, settings: Any) -> None:
                 identifier["value"] = f"CC/{identifier['value']}"
 
     _serve_changed(app, {"CostCenter"}, change)
+
+
+@deviation(
+    "employer-nip-served-in-a-vendor-system",
+    "GET /v1/parties serves the NIP of the Employer in system https://vendor.example/nip, not the NIP namespace",
+    breaks="ERIS-PARTY-008",
+)
+def employer_nip_served_in_a_vendor_system(app: web.Application, settings: Any) -> None:
+    def change(resource: dict[str, Any], contract: Any) -> None:
+        meta = resource.get("meta") if isinstance(resource.get("meta"), dict) else {}
+        if any(str(url).endswith("/Employer") for url in meta.get("profile") or []):
+            nip = contract.installation.values["nip_system"]
+            for identifier in resource.get("identifier") or []:
+                if isinstance(identifier, dict) and identifier.get("system") == nip:
+                    identifier["system"] = "https://vendor.example/nip"
+
+    _serve_changed(app, {"Party"}, change)

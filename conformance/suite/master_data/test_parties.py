@@ -343,3 +343,31 @@ def test_parties_read_without_profile_are_those_of_every_supported_profile(api: 
     if not seen:
         pytest.skip("the target serves no party of any profile of the contract")
     assert not missing, f"GET /v1/parties without profile leaves out parties of the profiles: {missing}"
+
+
+@pytest.mark.requirement("ERIS-PARTY-008")
+def test_a_party_named_as_owner_by_nip_carries_that_nip_in_the_nip_namespace(api: Any, contract: Any) -> None:
+    """Party: the namespace {nip_system} holds the NIP, a reference key ("owner references by NIP"); so a Party
+    that GET /v1/parties?identifier={nip_system}|<NIP> returns for an owner's NIP carries that NIP in
+    {nip_system} (a NIP served under another system is not in the contract's namespace)."""
+    system = nip_system(contract)
+    owners = sorted(
+        {
+            reference["identifier"]["value"]
+            for item in api.read_all("/v1/parties")
+            for reference in item.get("owner") or []
+            if isinstance(reference, dict)
+            and isinstance(reference.get("identifier"), dict)
+            and reference["identifier"].get("system") == system
+            and isinstance(reference["identifier"].get("value"), str)
+        }
+    )
+    if not owners:
+        pytest.skip(f"no party is owned by a NIP of {system}")
+    for value in owners[:5]:
+        items = api.read("/v1/parties", {"identifier": token(system, value), "count": 100})
+        strangers = [item.get("id") for item in items if not has_identifier(item, system, value)]
+        assert not strangers, (
+            f"GET /v1/parties?identifier={system}|{value} (an owner's NIP) returns parties that do not carry it in "
+            f"{system}: {strangers}"
+        )
