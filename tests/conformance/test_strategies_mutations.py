@@ -4,6 +4,8 @@ kit promises (a test fails when one of them goes missing)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
@@ -114,11 +116,22 @@ PROMISED = [
 ]  # fmt: skip
 
 
+ONE_KIND = {"an element a rule requires is missing": "updateDocumentReference"}
+"""Promises shown by one kind of payload: searched in that kind only (among every kind, 300 draws may miss it)."""
+
+
+def _searched(promise: str, fault: str) -> Any:
+    if promise not in ONE_KIND:
+        return FAULT_STRATEGIES[fault]
+    kind = next(k for k in payload_kinds(CONTRACT) if k.name == ONE_KIND[promise])
+    return mutations(CONTRACT, kind, faults=[fault])
+
+
 @pytest.mark.parametrize(("promise", "fault", "code", "shows"), PROMISED, ids=[row[0] for row in PROMISED])
 def test_the_mutations_cover_every_promised_fault(promise, fault, code, shows):
     assert fault in FAULTS, f"no fault {fault!r} for {promise}"
     found = find(
-        FAULT_STRATEGIES[fault],
+        _searched(promise, fault),
         shows,
         # no shrinking: any example that shows the fault will do
         settings=settings(
