@@ -177,9 +177,10 @@ def judge(
         # "The payload format is JSON": an answer that is not JSON breaks that, not the operation's shape
         yield Finding("ERIS-GEN-001", "payload_is_json", described(sent, "the answer is not JSON"))
         return
+    listed = item_type is not None and sent.response.status_code == 200
     for name, check, applies, requirement in _schemathesis_checks(operation_requirement):
-        if not applies(sent):
-            continue
+        if not applies(sent) or (listed and name == "response_schema_conformance"):
+            continue  # a list read's envelope and items are judged below, each against its own requirement
         try:
             sent.case.validate_response(sent.response, checks=[check], headers=dict(sent.response.request.headers))
         except FailureGroup as group:
@@ -204,9 +205,17 @@ def _list_read_findings(
         body = sent.response.json()
     except ValueError:
         return  # content_type_conformance has said it
+    for issue in validator.validate(body, resource_type="ReadEnvelope"):
+        if issue.is_error:
+            where = issue.location or "/"
+            yield Finding(
+                issue.requirement or "ERIS-READ-001",
+                "envelope_valid_by_contract",
+                described(sent, f"{where}: {issue.message} [{issue.code}]"),
+            )
     items = body.get("items") if isinstance(body, dict) else None
     if not isinstance(items, list):
-        return  # response_schema_conformance has said it
+        return
     count = _integer(sent.case.query, "count")
     if count is not None and count >= 0 and len(items) > count:
         yield Finding(

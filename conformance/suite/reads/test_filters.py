@@ -382,15 +382,21 @@ def test_the_finance_document_type_filter_on_document_references_is_a_400(discov
 
 
 @pytest.mark.requirement("ERIS-ASSET-009", "ERIS-LOC-001", LOCATIONS)
-def test_usage_places_are_read_by_the_usage_place_profile(discovery: Discovery) -> None:
+def test_usage_places_are_read_by_the_usage_place_profile(discovery: Discovery, findings: Any) -> None:
+    """The read by the UsagePlace profile answers the usage places (ERIS-ASSET-009), each with its category
+    usage-place (ERIS-LOC-001)."""
     url = discovery.contract.profiles["UsagePlace"].url
     found = discovery.api.read_all("/v1/locations", {"profile": url})
     category = (f"{discovery.vocab_url}/assets/location-category", "usage-place")
     for location in found:
-        assert url in discovery.profiles_of(location, "Location"), f"{location.get('id')} is not a usage place"
-        assert category in codings(location.get("category")), (
-            f"usage place {location.get('id')} has no category usage-place in {category[0]}"
-        )
+        if url not in discovery.profiles_of(location, "Location"):
+            findings.add("ERIS-ASSET-009", f"{location.get('id')} is not a usage place")
+        elif category not in codings(location.get("category")):
+            findings.add(
+                "ERIS-LOC-001", f"usage place {location.get('id')} has no category usage-place in {category[0]}"
+            )
     claiming = {i.get("id") for i in discovery.items("/v1/locations") if url in discovery.claimed_profiles(i)}
     missing = claiming - set(ids(found))
-    assert not missing, f"GET /v1/locations?profile={url} left out usage places: {sorted(missing)}"
+    if missing:
+        findings.add("ERIS-ASSET-009", f"GET /v1/locations?profile={url} left out usage places: {sorted(missing)}")
+    findings.check()
