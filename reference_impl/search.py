@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from profiles import Contract
+from profiles.coded import codes_of
 from profiles.openapi_index import list_reads, operations
 from profiles.paths import split_path, values_at
 from profiles.validator import Validator
@@ -119,10 +120,11 @@ def _tokens_of(param: str, kind: str, value: Any) -> Iterator[tuple[str, str, st
         identifier = value.get("identifier")
         if isinstance(identifier, dict) and isinstance(identifier.get("value"), str):
             yield param, str(identifier.get("system", "")), identifier["value"]
-    elif kind == "attribute" and isinstance(value, dict) and isinstance(value.get("code"), str):
+    elif kind == "attribute" and isinstance(value, dict):
         raw = value.get("value")
         text = raw if isinstance(raw, str) else json.dumps(raw)
-        yield param, value["code"], text
+        for code in codes_of(value.get("code")):  # a bare code, a Coding or a CodeableConcept: all are fair
+            yield param, code, text
     elif kind in ("string", "date-from") and isinstance(value, str):
         yield param, "", value
 

@@ -768,3 +768,21 @@ def test_two_servers_of_the_seed_answer_alike() -> None:
             second.stop()
     finally:
         first.stop()
+
+
+def test_an_attribute_code_in_any_form_is_filtered_by_its_code():
+    """Attribute's structure is not shown: a code written as a Coding or a CodeableConcept is found by
+    attribute=code|value as a bare code is (a write may carry any of the three)."""
+    from profiles import load_contract
+    from profiles.validator import Validator
+    from reference_impl.search import search_tokens
+
+    contract = load_contract()
+    forms = [
+        "floor",
+        {"system": "urn:example:attribute", "code": "floor"},
+        {"coding": [{"system": "urn:example:attribute", "code": "floor"}]},
+    ]
+    for code in forms:
+        location = {"resourceType": "Location", "id": "l1", "attribute": [{"code": code, "value": "2"}]}
+        assert ("attribute", "floor", "2") in set(search_tokens(location, Validator(contract))), code
