@@ -125,8 +125,7 @@ def rewrite_json_body(
             except ValueError:
                 body = None
             if isinstance(body, dict):
-                # aiohttp keeps the body it has read (a request cannot be cloned then): the handler reads this one
-                request._read_bytes = json.dumps(change(body, request)).encode()
+                replace_body(request, change(body, request))
         return await handler(request)
 
     add_middleware(app, middleware)
@@ -140,3 +139,17 @@ def resources_in(body: Any) -> list[dict[str, Any]]:
         return [body]
     items = body.get("items")
     return [i for i in items if isinstance(i, dict) and "resourceType" in i] if isinstance(items, list) else []
+
+
+async def json_of(request: web.Request) -> Any:
+    """The request's JSON body, or None when it is not JSON."""
+    try:
+        return json.loads(await request.read())
+    except ValueError:
+        return None
+
+
+def replace_body(request: web.Request, body: Any) -> None:
+    """The handler reads `body` (as JSON) instead of what the client sent."""
+    # aiohttp keeps the body it has read (a request cannot be cloned then): the handler reads this one
+    request._read_bytes = json.dumps(body).encode()

@@ -5,7 +5,6 @@ contract as fair as the reference implementation's; a certification must pass.""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aiohttp import web
@@ -15,8 +14,10 @@ from reference_impl.deviations import deviation
 from reference_impl.deviations._tools import (
     Handler,
     add_middleware,
+    json_of,
     on_startup,
     path_is,
+    replace_body,
     resources_in,
     rewrite_json_answer,
 )
@@ -38,18 +39,6 @@ def _is_v1(request: web.Request) -> bool:
     return request.path.startswith("/v1/") and request.path != "/v1/reports"
 
 
-async def _json_body(request: web.Request) -> Any:
-    try:
-        return json.loads(await request.read())
-    except ValueError:
-        return None
-
-
-def _replace_body(request: web.Request, body: Any) -> None:
-    # aiohttp keeps the body it has read (a request cannot be cloned then): the handler reads this one
-    request._read_bytes = json.dumps(body).encode()
-
-
 # -- Attribute: "Structure of ... Attribute: not shown" -----------------------------------------------------
 
 
@@ -69,7 +58,7 @@ def attribute_codes_as_codeable_concepts(app: web.Application, settings: Any) ->
 
     async def written(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.method in WRITES and _is_v1(request):
-            body = await _json_body(request)
+            body = await json_of(request)
             if isinstance(body, dict):
                 for attributes in _attribute_lists(body):
                     for position, attribute in enumerate(attributes):
@@ -79,7 +68,7 @@ def attribute_codes_as_codeable_concepts(app: web.Application, settings: Any) ->
                         codings = code.get("coding") if isinstance(code, dict) else None
                         if isinstance(codings, list) and codings and isinstance(codings[0], dict):
                             attribute["code"] = codings[0].get("code")
-                _replace_body(request, body)
+                replace_body(request, body)
         return await handler(request)
 
     add_middleware(app, written)
@@ -168,7 +157,7 @@ def warehouse_documents_in_own_namespace(app: web.Application, settings: Any) ->
             )
             request = request.clone(rel_url=request.rel_url.with_query(query))
         elif request.method == "PATCH":
-            body = await _json_body(request)
+            body = await json_of(request)
             if isinstance(body, dict) and is_warehouse(body):
                 named = [i for i in body.get("identifier") or [] if isinstance(i, dict)]
                 if any(i.get("system") == inbox for i in named):
@@ -176,7 +165,7 @@ def warehouse_documents_in_own_namespace(app: web.Application, settings: Any) ->
                 for identifier in named:
                     if identifier.get("system") == warehouse:
                         identifier["system"] = inbox
-                _replace_body(request, body)
+                replace_body(request, body)
         return await handler(request)
 
     add_middleware(app, addressed)

@@ -4,7 +4,6 @@ for another, an execution id or a public key reused, a notification naming what 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aiohttp import web
@@ -14,6 +13,7 @@ from reference_impl.deviations._tools import (
     Handler,
     add_middleware,
     add_outer_middleware,
+    json_of,
     on_startup,
     path_is,
     rewrite_json_answer,
@@ -27,19 +27,12 @@ is_report_order = path_is("POST", "/v1/reports")
 DOCUMENTS = "/v1/document-references"
 
 
-async def _body_of(request: web.Request) -> Any:
-    try:
-        return json.loads(await request.read())
-    except ValueError:
-        return None
-
-
 def _refuse_bodies(app: web.Application, method: str, path: str, refused: Any, detail: str) -> None:
     """`method path` with a JSON object body for which `refused(body)` holds answers 400 `detail`."""
 
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         if path_is(method, path)(request):
-            body = await _body_of(request)
+            body = await json_of(request)
             if isinstance(body, dict) and refused(body):
                 return problem(400, detail)
         return await handler(request)
@@ -196,7 +189,7 @@ def order_not_sent_as_json_415(app: web.Application, settings: Any) -> None:
 def missing_year_500(app: web.Application, settings: Any) -> None:
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         if is_report_order(request):
-            order = await _body_of(request)
+            order = await json_of(request)
             parameters = order.get("parameters") if isinstance(order, dict) else None
             if isinstance(parameters, dict) and "Year" not in parameters:
                 return problem(500, "KeyError: 'Year'")

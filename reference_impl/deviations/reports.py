@@ -21,6 +21,7 @@ from reference_impl.deviations._tools import (
     Handler,
     add_middleware,
     add_outer_middleware,
+    json_of,
     on_startup,
     path_is,
     rewrite_json_answer,
@@ -71,10 +72,7 @@ def group_id_chooses_report(app: web.Application, settings: Any) -> None:
 
 async def _order_of(request: web.Request) -> dict[str, Any]:
     """The JSON object body of the request (read by the handler already), or {} when it is none."""
-    try:
-        body = json.loads(await request.read())
-    except ValueError:
-        return {}
+    body = await json_of(request)
     return body if isinstance(body, dict) else {}
 
 
