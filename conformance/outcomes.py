@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Findings", "FindingsFailed", "TestOutcome"]
+__all__ = ["Blocked", "Findings", "FindingsFailed", "TestOutcome"]
 
 
 @dataclass
@@ -42,6 +42,11 @@ class TestOutcome:
 
 class FindingsFailed(AssertionError):
     """Raised by `Findings.check()`: the test failed through what it recorded, each under its requirement."""
+
+
+class Blocked(FindingsFailed):
+    """A precondition of the test broke another requirement, recorded as its finding: the test could not go on,
+    and the requirements it cites were not exercised (the plugin reports it skipped, the finding failed)."""
 
 
 class Findings:

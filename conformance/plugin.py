@@ -19,16 +19,17 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 import pytest
 
-from conformance.outcomes import Findings, FindingsFailed, TestOutcome
+from conformance.outcomes import Blocked, Findings, FindingsFailed, TestOutcome
 from conformance.settings import DEFAULT_EXAMPLES
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_response
 from profiles.limits import LIMITS
+from profiles.openapi_index import list_read, list_reads
 
 __all__ = ["OUTCOMES", "Api", "Findings", "PropertyBudget", "TestOutcome"]
 
@@ -43,8 +44,10 @@ MAX_RETRY_AFTER = 30.0
 DEFAULT_COUNT = LIMITS.count_default  # a page shorter than the default count ends a read (ERIS-LIMIT-001)
 READ_ALL_PAGE = 100
 READ_ALL_LIMIT = 20_000
-REPORTS_PATH = "/v1/reports"
 """A collection read stops here: the suite reads test data, not a production register."""
+REPORTS_PATH = "/v1/reports"
+VERSION_PREFIX = "/v1"
+_LIST_READ_PATHS = frozenset(found.path for found in list_reads())
 
 
 FINDINGS = pytest.StashKey[Findings]()
@@ -60,6 +63,16 @@ def side_finding(requirement_id: str | None, message: str) -> bool:
         return False
     _RUNNING[-1].add(requirement_id, message)
     return True
+
+
+def blocked(requirement_id: str | None, message: str) -> NoReturn:
+    """A precondition of the running test broke `requirement_id`: recorded against it (see `side_finding`), and the
+    test stops, reported skipped: what it cites was not exercised, and one defect fails its own requirement only.
+    With no test running or no requirement, an AssertionError as before."""
+    __tracebackhide__ = True
+    if side_finding(requirement_id, message):
+        raise Blocked(f"not exercised: {requirement_id} failed on the way: {message}")
+    raise AssertionError(message)
 
 
 OUTCOMES = pytest.StashKey[dict[str, TestOutcome]]()
@@ -186,7 +199,11 @@ class Api:
             time.sleep(min(MAX_RETRY_AFTER, _retry_after(response)))
         return response
 
-    def get(self, path: str, params: Any = None, **kwargs: Any) -> httpx.Response:
+    def get(self, path: str, params: Any = None, *, paging_defaults: bool = False, **kwargs: Any) -> httpx.Response:
+        """A list read states `offset` unless `paging_defaults`: the default is ERIS-LIMIT-002's own test, and a
+        wrong default would otherwise reach every read of every test."""
+        if not paging_defaults and path in _LIST_READ_PATHS:
+            params = _with_offset(params)
         return self.request("GET", path, params=params, **kwargs)
 
     def post(self, path: str, json: Any = None, **kwargs: Any) -> httpx.Response:
@@ -195,10 +212,14 @@ class Api:
     def patch(self, path: str, json: Any = None, params: Any = None, **kwargs: Any) -> httpx.Response:
         return self.request("PATCH", path, json=json, params=params, **kwargs)
 
-    def read(self, path: str, params: Any = None, *, resource_type: str | None = None) -> list[dict[str, Any]]:
+    def read(
+        self, path: str, params: Any = None, *, resource_type: str | None = None, paging_defaults: bool = False
+    ) -> list[dict[str, Any]]:
         """A read that must succeed: 200, a JSON envelope with `items` (a list) and `nextToken`, and
         every item valid by the validator as `resource_type` (when given). Returns the items."""
-        response = self.get(path, params)
+        response = self.get(path, params, paging_defaults=paging_defaults)
+        if response.status_code == 404 and path in _LIST_READ_PATHS:
+            self._unprefixed(path, response)
         assert response.status_code == 200, f"GET {response.request.url} answered {response.status_code}"
         body = _json(response)
         assert isinstance(body, dict) and isinstance(body.get("items"), list), (
@@ -223,6 +244,29 @@ class Api:
                 if not side_finding(issue.requirement, text):
                     unplaced.append(f"{issue.location or '/'}: {issue.message} [{issue.code}]")
         assert not unplaced, f"{where} breaks the contract:\n  " + "\n  ".join(unplaced)
+
+    def read_identified(
+        self, path: str, system: str, value: str, *, resource_type: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The items a read by identifier=`system`|`value` answers that carry that identifier. Items that do not
+        are the identifier filter's defect: recorded against the requirement listing the filter for the read,
+        so that a test reading back what it wrote judges its own requirement on the items it asked for."""
+        items = self.read(path, {"identifier": f"{system}|{value}", "count": 100}, resource_type=resource_type)
+        carrying = [item for item in items if _carries(item, system, value)]
+        if len(carrying) < len(items):
+            other = [item.get("id") for item in items if not _carries(item, system, value)]
+            flt = list_read(path).filters["identifier"]
+            message = f"GET {path}?identifier={system}|{value} answered items without that identifier: {other[:10]}"
+            if not side_finding(flt.requirement, message):
+                return items
+        return carrying
+
+    def _unprefixed(self, path: str, response: httpx.Response) -> None:
+        """A list read of the contract answered 404: when the read answers without the version prefix, that is
+        ERIS-VER-001's defect, and the test reading it was blocked by it."""
+        bare = path.removeprefix(VERSION_PREFIX)
+        if self.request("GET", bare, params={"count": 1}).status_code == 200:
+            blocked("ERIS-VER-001", f"GET {response.request.url} answered 404 and GET {bare} answers 200")
 
     def read_all(self, path: str, params: dict[str, Any] | None = None, **kwargs: Any) -> list[dict[str, Any]]:
         """Every item of a read: pages of READ_ALL_PAGE with the offset advanced by what arrived, until an
@@ -263,13 +307,33 @@ def _retry_after(response: httpx.Response) -> float:
 
 
 def _json(response: httpx.Response) -> Any:
+    """The JSON of a successful answer; one that is not JSON breaks ERIS-GEN-001 and blocks the test reading it."""
     try:
         return response.json()
     except ValueError:
-        raise AssertionError(
+        message = (
             f"{response.request.method} {response.request.url} answered {response.status_code} without JSON: "
             f"{response.text[:200]!r}"
-        ) from None
+        )
+        if 200 <= response.status_code < 300:
+            blocked("ERIS-GEN-001", message)
+        raise AssertionError(message) from None
+
+
+def _with_offset(params: Any) -> Any:
+    if params is None:
+        return {"offset": LIMITS.offset_default}
+    if isinstance(params, dict):
+        return params if "offset" in params else {**params, "offset": LIMITS.offset_default}
+    pairs = list(params)
+    return pairs if any(name == "offset" for name, _ in pairs) else [*pairs, ("offset", LIMITS.offset_default)]
+
+
+def _carries(item: Any, system: str, value: str) -> bool:
+    return isinstance(item, dict) and any(
+        isinstance(i, dict) and i.get("system") == system and i.get("value") == value
+        for i in item.get("identifier") or []
+    )
 
 
 @pytest.fixture(scope="session")
@@ -392,6 +456,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if summary and report.passed:  # its own checks held; what it met on the way fails other requirements
             report.outcome = "failed"
             report.longrepr = "\n".join(f"E   {rid}: {message}" for rid, message in summary.items())
+        elif call.excinfo is not None and call.excinfo.errisinstance(Blocked):
+            # the finding fails its requirement (outcome_for); the requirements cited were not exercised
+            path, line, _ = item.reportinfo()
+            report.outcome = "skipped"
+            report.longrepr = (str(path), (line or 0) + 1, f"Skipped: {call.excinfo.value}")
     report.user_properties.append((REQUIREMENTS_PROPERTY, marker_ids))
     exchanges: list[Exchange] = item.config.stash[TRAFFIC].take()
     report.user_properties.append((EXCHANGES_PROPERTY, [e.to_dict() for e in exchanges]))

@@ -57,10 +57,12 @@ def run_deviation(
     workdir: Path,
     delivery_timeout: float | None = None,
     timeout: float = 600.0,
+    also: tuple[str, ...] = (),
 ) -> Outcome:
     """Certify the embedded reference implementation running `deviation` and judge the outcome.
     `delivery_timeout`: how long a delivery or notification is waited for (None: certify's default); a fault
-    that never delivers costs this much for every test waiting on it."""
+    that never delivers costs this much for every test waiting on it. `also`: with `focused`, the tests citing
+    these requirements run too (to see that they do not fail by the fault)."""
     report_dir = workdir / deviation.name
     option = "--fault" if deviation.kind == FAULT else "--variant"
     command = [
@@ -79,7 +81,8 @@ def run_deviation(
         "--quiet",
     ]
     if focused and deviation.requirement:
-        command += ["--requirement", deviation.requirement]
+        for requirement in (deviation.requirement, *also):
+            command += ["--requirement", requirement]
     if delivery_timeout is not None:
         command += ["--delivery-timeout", str(delivery_timeout)]
     started = time.monotonic()

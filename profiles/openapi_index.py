@@ -19,7 +19,9 @@ strategies (the document itself), `eris requirements --trace` (the requirements 
 | `alias` | (another name of the parameter `of`) |
 | `not-shown` | the contract names the parameter but not what it looks at or the form of its value |
 
-`namespaces: "internal"` narrows a reference filter to the installation's own Party namespaces.
+`namespaces: "internal"` narrows a reference filter to the installation's own Party namespaces. `requirement`: the
+requirement whose row lists the parameter for the read, where a check met on the way must place a failure of the
+filter (the identifier filters, on which every read-back relies).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class Filter:
     namespaces: str | None = None
     of: str | None = None
     """For an alias: the parameter it is another name of."""
+    requirement: str | None = None
 
     @property
     def shown(self) -> bool:
@@ -177,6 +180,7 @@ def _parameter(document: dict[str, Any], spec: dict[str, Any]) -> Parameter:
             element=described.get("element", kind if kind in ("identifier", "owner", "attribute") else ""),
             namespaces=described.get("namespaces"),
             of=described.get("of"),
+            requirement=described.get("requirement"),
         )
     return Parameter(spec["name"], spec["in"], bool(spec.get("required", False)), spec.get("schema", {}), flt)
 

@@ -21,7 +21,7 @@ from reference_impl.deviations._tools import (
     rewrite_query,
 )
 from reference_impl.problems import problem
-from reference_impl.reads import envelope
+from reference_impl.reads import envelope, list_resources
 from reference_impl.state import SERVICE
 
 PARTIES = "/v1/parties"
@@ -247,7 +247,11 @@ def capabilities_without_version_prefix(app: web.Application, settings: Any) -> 
     async def moved(request: web.Request) -> web.Response:
         return problem(404, "no such route: capabilities are served at /capabilities")
 
+    async def unprefixed(request: web.Request) -> web.Response:
+        return await list_resources(request.clone(rel_url=request.rel_url.with_path("/v1/capabilities")))
+
     answer_instead(app, path_is("GET", "/v1/capabilities"), moved)
+    answer_instead(app, path_is("GET", "/capabilities"), unprefixed)
 
 
 @deviation(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from aiohttp import web
@@ -10,6 +11,8 @@ from multidict import MultiDict
 
 from reference_impl.deviations import deviation
 from reference_impl.deviations._tools import (
+    Handler,
+    add_middleware,
     answer_instead,
     is_read,
     on_startup,
@@ -54,21 +57,34 @@ def _change_conditions(app: web.Application, change: ConditionsChange) -> None:
     on_startup(app, replace)
 
 
+_IN_LIST_READ: ContextVar[bool] = ContextVar("eris_in_list_read", default=False)
+
+
 def ignore_filter(
     app: web.Application, resource_type: str, parameter: str, ignored: Callable[[str], bool] = lambda value: True
 ) -> None:
     """Values of `parameter` for which `ignored` holds are still checked (a bad one is a 400, a required
-    parameter stays required) but then select nothing: the read answers as if they were not given."""
+    parameter stays required) but then select nothing: the list read answers as if they were not given. The
+    writes and operations that find a resource by the same parameters (PATCH, $document-content) still do."""
+
+    async def mark(request: web.Request, handler: Handler) -> web.StreamResponse:
+        # a list read, not an operation such as $document-content
+        marked = _IN_LIST_READ.set(is_read(request) and "$" not in request.path)
+        try:
+            return await handler(request)
+        finally:
+            _IN_LIST_READ.reset(marked)
 
     def change(conditions: Conditions, type_: str, query: Query) -> list[Condition]:
         checked = conditions(type_, query)
-        if type_ != resource_type or parameter not in query:
+        if type_ != resource_type or parameter not in query or not _IN_LIST_READ.get():
             return checked
         kept = {name: values for name, values in query.items() if name != parameter}
         if remaining := [value for value in query[parameter] if not ignored(value)]:
             kept[parameter] = remaining
         return conditions(type_, kept)
 
+    add_middleware(app, mark)
     _change_conditions(app, change)
 
 

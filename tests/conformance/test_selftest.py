@@ -13,8 +13,8 @@ import pytest
 from project_paths import ROOT
 
 from conformance.requirements import load_catalogue
-from conformance.selftest import KILLED, PASSED, run_selftest
-from reference_impl.deviations import FAULT, VARIANT, catalogue
+from conformance.selftest import KILLED, PASSED, run_deviation, run_selftest
+from reference_impl.deviations import FAULT, VARIANT, catalogue, lookup
 
 DEVIATIONS = catalogue()
 FAULTS = [d for d in DEVIATIONS if d.kind == FAULT]
@@ -97,4 +97,35 @@ def test_every_variant_passes(outcomes, variant):
     assert outcome.result == PASSED, (
         f"{variant.name} ({variant.summary}) was failed: {outcome.result}; MUST requirements failed: "
         f"{outcome.failed} {outcome.detail}"
+    )
+
+
+MET_ON_THE_WAY = {
+    # fault: requirements whose tests meet it on their way (a write, a read back, a read they need), and
+    # failed by it before a failed precondition was recorded against its own requirement (`blocked`, `judge`)
+    "post-party-demands-owner": ("ERIS-NOTIF-001", "ERIS-PARTY-014"),
+    "party-name-as-text": ("ERIS-PARTY-012", "ERIS-PARTY-015", "ERIS-NOTIF-006"),
+    "reads-behind-an-xssi-prefix": ("ERIS-READ-002", "ERIS-ASSET-004"),
+    "offset-defaults-to-1": ("ERIS-PARTY-013", "ERIS-ASSET-001", "ERIS-READ-002"),
+    "identifier-filter-ignored-on-parties": ("ERIS-PARTY-013", "ERIS-EVT-003", "ERIS-ROUTE-002"),
+    "capabilities-without-version-prefix": ("ERIS-READ-001", "ERIS-ACCESS-003"),
+    "party-attribute-type-crm": ("ERIS-FILTER-004",),
+    "document-space-as-text": ("ERIS-DOC-W-002",),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MET_ON_THE_WAY))
+def test_a_fault_met_on_the_way_fails_its_own_requirement_only(name, tmp_path):
+    fault = lookup(name)
+    outcome = run_deviation(
+        fault,
+        focused=True,
+        also=MET_ON_THE_WAY[name],
+        examples=CI_FAULT_EXAMPLES,
+        seed=CI_SEED,
+        workdir=tmp_path,
+        delivery_timeout=CI_DELIVERY_TIMEOUT,
+    )
+    assert outcome.failed == [fault.requirement], (
+        f"{name} failed {outcome.failed}, not {fault.requirement} alone {outcome.detail}"
     )

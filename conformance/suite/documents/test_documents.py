@@ -154,7 +154,11 @@ def _hr_inbox_body(api: Any, contract: Any) -> dict[str, Any]:
     if example is not None:
         body["type"] = example["type"]
         body["participant"] = example["participant"][:1]
-        if example.get("space"):
+        space_broken = any(
+            issue.is_error and (issue.location or "").startswith("/space")
+            for issue in api.validator.validate(example, resource_type="DocumentReference")
+        )
+        if example.get("space") and not space_broken:  # a broken one is the served document's defect, not copied
             body["space"] = example["space"]
     else:  # the HR inbox document types of this installation (an implementation-defined value set)
         params = {"url": f"{vocab(contract)}/hr-inbox-document-type"}

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from conformance.plugin import blocked
 from conformance.suite.support.writes import (
     codes,
     contractor_body,
@@ -258,7 +259,8 @@ def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
         json=body,
         params={"identifier": token(system, value), "owner": token(nip_system(contract), owner)},
     )
-    assert response.status_code == 200, f"PATCH /v1/parties answered {response.status_code}: {response.text[:300]}"
+    if response.status_code != 200:  # PATCH is ERIS-PARTY-015's own test; here it is the way to a notification
+        blocked("ERIS-PARTY-015", f"PATCH /v1/parties answered {response.status_code}: {response.text[:300]}")
     api.judge(response.json(), "Party", where="the Party answered by PATCH /v1/parties")
     updated = response.json()
     created: list[dict[str, Any]] = []

@@ -318,7 +318,7 @@ def test_patch_of_a_fixed_asset_document_changes_nothing_but_workflow_data(
                 findings.add("ERIS-ASSET-012", "an accepted PATCH did not change the workflow-status")
         if _assert_content(api, _content(api, *key), *key)["data"] != content["data"]:
             findings.add("ERIS-ASSET-012", "PATCH of a fixed-asset document changed its content")
-        if api.read(FIXED_ASSET_DOCUMENTS, {"identifier": token(key[0], f"{key[1]}-ERIS")}) != []:
+        if api.read_identified(FIXED_ASSET_DOCUMENTS, key[0], f"{key[1]}-ERIS") != []:
             findings.add("ERIS-ASSET-012", "PATCH of a fixed-asset document changed its identifier")
     finally:
         _restore_workflow(api, key, original, before)

@@ -64,7 +64,9 @@ def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
         pytest.skip("the target serves no Contractor with an identifier in a reference-key namespace")
     party = keyed[0]
     for system, value in identifiers(party, reference_key_systems(contract)):
-        items = read_parties(api, system, value)
+        # the read itself is under test: every item it answers is judged here (read_parties would set aside
+        # those without the identifier as the filter's defect)
+        items = api.read("/v1/parties", {"identifier": token(system, value), "count": 100}, resource_type="Party")
         # a registry number is a reference key (ERIS-PARTY-010); an installation id is read in its form (-011)
         broken = "ERIS-PARTY-011" if system in installation_systems(contract) else "ERIS-PARTY-010"
         if party["id"] not in [item.get("id") for item in items]:
@@ -198,9 +200,7 @@ def test_patch_updates_a_contractor_and_a_read_returns_the_change(
         findings.check()
     if response.status_code == 200:
         updated = response.json()
-        errors = [i.message for i in api.validator.validate(updated, resource_type="Party") if i.is_error]
-        if errors:
-            findings.add("ERIS-PARTY-015", f"the Party answered by PATCH /v1/parties breaks the contract: {errors}")
+        api.judge(updated, "Party", where="the Party answered by PATCH /v1/parties")
         if updated.get("id") != created.get("id"):
             findings.add("ERIS-ROUTE-001", "PATCH answered another party than the one addressed by identifier")
         if display_name(updated) != renamed:

@@ -26,6 +26,7 @@ from conformance.suite.support.filters import (
     Filter,
     check_filter_for,
     reference_key_identifiers,
+    sound_attributes,
     unchecked_parameters,
 )
 from conformance.suite.support.reads import (
@@ -191,7 +192,7 @@ def _identifier_pairs(item: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("read", [r for r in list_reads() if "attribute" in FILTERS.get(r.path, {})], ids=str)
 def test_repeated_attribute_filters_must_all_match(discovery: Discovery, read: ListRead) -> None:
     items = discovery.items(read.path)
-    pairs_of = {item.get("id"): set(string_attributes(item)) for item in items}
+    pairs_of = {item.get("id"): set(sound_attributes(discovery, item, read.resource_type)) for item in items}
     best = None
     for item in items:
         pairs = sorted(pairs_of[item.get("id")])

@@ -17,6 +17,7 @@ from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
 
 from conformance.properties import described, judge, send
 from conformance.suite.support.writes import contractor_body, display_name, identifiers, installation_systems
+from profiles.openapi_index import list_read
 
 PARTIES = "/v1/parties"
 _WRITE_REQUIREMENTS = {"POST": "ERIS-PARTY-012", "PATCH": "ERIS-PARTY-015"}
@@ -100,10 +101,18 @@ class PartyLedger:
 
     def _check_read_after_write(self, case: Any, sent: Any) -> None:
         token = (case.query or {}).get("identifier")
-        if case.method.upper() != "GET" or set(case.query or {}) != {"identifier"} or token not in self.written:
+        asked = set(case.query or {}) - {"offset"}  # the links state the offset (see openapi.json)
+        if case.method.upper() != "GET" or asked != {"identifier"} or token not in self.written:
             return
         method, body = self.written[token]
         self.reads_after[method] = self.reads_after.get(method, 0) + 1
+        if strangers := _without_the_identifier(sent, token):
+            # the read answered what it was not asked for: the identifier filter's defect, not the write's
+            self.findings.add(
+                list_read(PARTIES).filters["identifier"].requirement or _WRITE_REQUIREMENTS[method],
+                f"[identifier_filter] {described(sent, f'answered parties without identifier={token}: {strangers}')}",
+            )
+            return
         problem = _read_back_problem(sent, token, body)
         if problem:
             self.findings.add(
@@ -134,6 +143,8 @@ def party_sequences(machine: type, ledger: PartyLedger) -> type:
                 linked = {name for location, name in input.applied_parameters if location == ParameterLocation.QUERY}
                 if linked:
                     case.query = {name: value for name, value in (case.query or {}).items() if name in linked}
+                    if case.method.upper() == "GET":  # the links state the offset; its default is LIMIT-002's
+                        case.query.setdefault("offset", "0")
             return StepOutput(Response.from_any(ledger.step(case).response), case)
 
     return PartySequences
@@ -164,6 +175,18 @@ def _operation_of(document: dict[str, Any], operation_id: str) -> tuple[str, str
             if isinstance(operation, dict) and operation.get("operationId") == operation_id:
                 return path, method.upper()
     raise KeyError(f"no operation has the operationId {operation_id!r}")
+
+
+def _without_the_identifier(sent: Any, token: str) -> list[Any]:
+    """The ids (at most 5) of the parties a read by identifier=`token` answered without that identifier."""
+    try:
+        items = sent.response.json().get("items") if sent.response.status_code == 200 else None
+    except (ValueError, AttributeError):
+        return []
+    system, _, value = token.partition("|")
+    return [
+        item.get("id") for item in items or [] if isinstance(item, dict) and (system, value) not in identifiers(item)
+    ][:5]
 
 
 def _read_back_problem(sent: Any, token: str, body: dict[str, Any]) -> str | None:

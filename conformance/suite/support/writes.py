@@ -9,6 +9,7 @@ import copy
 import uuid
 from typing import Any
 
+from conformance.plugin import blocked
 from profiles.coded import codes_of, same_form
 from profiles.contract import value_set_codes
 from profiles.installation import INSTALLATION_OID_ARC
@@ -103,8 +104,11 @@ def has_coding(concepts: Any, system: str, code: str) -> bool:
 
 
 def display_name(party: dict[str, Any]) -> str | None:
-    """The name of a Party as written by the suite: the display of a name coding, else name.text."""
+    """The name of a Party as written by the suite: the display of a name coding, else name.text. A name served as
+    bare text is that text: its shape is the validator's finding (ERIS-PARTY-001), not a name lost."""
     name = party.get("name")
+    if isinstance(name, str):
+        return name
     if not isinstance(name, dict):
         return None
     for coding in name.get("coding") or []:
@@ -207,9 +211,11 @@ def assert_created_contractor(
     assigned: tuple[str, ...] = ("ERIS-PARTY-012",),
 ) -> dict[str, Any]:
     """A POST /v1/parties answer: 200 with the created Party, a value assigned in an installation namespace of
-    the Contractor profile, valid by the validator, a Contractor, with the name written. With `findings` (a
-    test of POST itself), the first failure is recorded against what it breaks: a 2xx other than 200
-    ERIS-WRITE-001, no identifier assigned the requirements `assigned`, anything else ERIS-PARTY-012."""
+    the Contractor profile, a Contractor, with the name written; what the validator finds wrong in it is
+    recorded against its rules' requirements (`Api.judge`). The first failure is recorded against what it
+    breaks: a 2xx other than 200 ERIS-WRITE-001, no identifier assigned the requirements `assigned`, anything
+    else ERIS-PARTY-012. With `findings` (a test of POST itself) the test fails by them; otherwise the test
+    needed the write and stops there, not exercised (`blocked`)."""
 
     def check(holds: bool, message: str, requirements: tuple[str, ...] = ("ERIS-PARTY-012",)) -> None:
         __tracebackhide__ = True
@@ -219,7 +225,7 @@ def assert_created_contractor(
             for requirement in requirements:
                 findings.add(requirement, message)
             findings.check()
-        raise AssertionError(message)
+        blocked(requirements[0], message)
 
     answered = f"POST /v1/parties of a Contractor answered {response.status_code}, not 200: {response.text[:300]}"
     other_success = 200 < response.status_code < 300
@@ -233,9 +239,7 @@ def assert_created_contractor(
         f"the Contractor profile ({', '.join(systems)}): {party.get('identifier')}",
         assigned,
     )
-    issues = api.validator.validate(party, resource_type="Party")
-    errors = [f"{i.location or '/'}: {i.message} [{i.code}]" for i in issues if i.is_error]
-    check(not errors, "the Party answered by POST /v1/parties breaks the contract:\n  " + "\n  ".join(errors))
+    api.judge(party, "Party", where="the Party answered by POST /v1/parties")
     check(
         contract.profiles["Contractor"] in api.validator.recognised_profiles(party, "Party"),
         "the created Party is not recognisable as a Contractor (neither meta.profile nor a party-kind category)",
@@ -277,7 +281,7 @@ def register_identifier(contract: Any, party: dict[str, Any]) -> tuple[str, str]
 
 
 def read_parties(api: Any, system: str, value: str) -> list[dict[str, Any]]:
-    return api.read("/v1/parties", {"identifier": token(system, value), "count": 100}, resource_type="Party")
+    return api.read_identified("/v1/parties", system, value, resource_type="Party")
 
 
 # -- fixed-asset documents -----------------------------------------------------------------------------
@@ -332,7 +336,6 @@ def without_workflow(document: dict[str, Any]) -> dict[str, Any]:
 
 def read_document(api: Any, system: str, value: str) -> dict[str, Any]:
     """The one fixed-asset document with identifier system|value."""
-    found = api.read(FIXED_ASSET_DOCUMENTS, {"identifier": token(system, value)}, resource_type="FixedAssetDocument")
-    mine = [document for document in found if has_identifier(document, system, value)]
+    mine = api.read_identified(FIXED_ASSET_DOCUMENTS, system, value, resource_type="FixedAssetDocument")
     assert len(mine) == 1, f"a read of the fixed-asset document {system}|{value} gave {len(mine)} documents with it"
     return mine[0]
