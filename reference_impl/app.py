@@ -26,7 +26,7 @@ from reference_impl.auth import AuthPolicy, auth_middleware
 from reference_impl.notifications import build_notification
 from reference_impl.outbox import Backoff, Outbox, OutboxWorker, create_schema, outbox_context
 from reference_impl.problems import PROBLEM_JSON, problem
-from reference_impl.ratelimit import RateLimiter, rate_limit_middleware
+from reference_impl.ratelimit import RateLimiter, rate_limit_middleware, refusal_limit_middleware
 from reference_impl.report_orders import REPORTS, ReportDesk, data_for, order_report
 from reference_impl.report_queue import ReportQueue
 from reference_impl.report_worker import DEFAULT_DELIVERY_DEADLINE, ReportWorker, report_worker_context
@@ -121,7 +121,13 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
     keys = settings.application_keys or ApplicationKeys.generate()
     verifier = TokenVerifier({keys.key_id: keys.public_key, **settings.trusted_keys})
     policy = AuthPolicy(all_endpoints=settings.token_on_every_endpoint)
-    middlewares = [problem_details, auth_middleware(verifier, policy)]
+    middlewares = [problem_details, reads.bounded_query]
+    if settings.rate_per_second > 0:
+        # refusals (401) per address before authentication, so that a flood of bad tokens is limited too;
+        # then every request per verified subject (or address)
+        refusals = RateLimiter(settings.rate_per_second, settings.rate_burst)
+        middlewares.append(refusal_limit_middleware(refusals))
+    middlewares.append(auth_middleware(verifier, policy))
     if settings.rate_per_second > 0:
         middlewares.append(rate_limit_middleware(RateLimiter(settings.rate_per_second, settings.rate_burst)))
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)

@@ -56,6 +56,8 @@ def auth_middleware(verifier: TokenVerifier, policy: AuthPolicy | None = None) -
     @web.middleware
     async def authenticate(request: web.Request, handler: Handler) -> web.StreamResponse:
         demanded = policy.demands_token(request.method, request.path)
+        if len(request.headers.getall(hdrs.AUTHORIZATION, [])) > 1:  # which one counts would be a guess
+            return problem(400, "the request has more than one Authorization header")
         authorization = request.headers.get(hdrs.AUTHORIZATION)
         if authorization is None:
             if demanded:

@@ -22,7 +22,7 @@ from aiohttp.typedefs import Handler, Middleware
 from .auth import claims_of
 from .problems import problem
 
-__all__ = ["RateLimiter", "client_of", "rate_limit_middleware"]
+__all__ = ["RateLimiter", "client_of", "rate_limit_middleware", "refusal_limit_middleware"]
 
 
 @dataclass(slots=True)
@@ -66,6 +66,18 @@ class RateLimiter:
 
     def check(self, client: str) -> float | None:
         """Take one token for `client`: None when the request may pass, else the seconds to wait."""
+        bucket = self._refilled(client)
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return None
+        return (1.0 - bucket.tokens) / self.rate_per_second
+
+    def waiting(self, client: str) -> float | None:
+        """What `check` would answer, without taking a token."""
+        bucket = self._refilled(client)
+        return None if bucket.tokens >= 1.0 else (1.0 - bucket.tokens) / self.rate_per_second
+
+    def _refilled(self, client: str) -> _Bucket:
         now = self._clock()
         self._drop_idle(now)
         bucket = self._buckets.get(client)
@@ -78,10 +90,7 @@ class RateLimiter:
             bucket.tokens = min(float(self.burst), bucket.tokens + elapsed * self.rate_per_second)
             bucket.updated_at = now
             self._buckets.move_to_end(client)
-        if bucket.tokens >= 1.0:
-            bucket.tokens -= 1.0
-            return None
-        return (1.0 - bucket.tokens) / self.rate_per_second
+        return bucket
 
     def _drop_idle(self, now: float) -> None:
         while self._buckets:
@@ -112,11 +121,36 @@ def rate_limit_middleware(limiter: RateLimiter) -> Middleware:
         wait = limiter.check(client_of(request))
         if wait is None:
             return await handler(request)
-        retry_after = max(1, math.ceil(wait))
-        return problem(
-            429,
-            f"the gateway rate limit is exceeded; retry after {retry_after} s",
-            headers={hdrs.RETRY_AFTER: str(retry_after)},
-        )
+        return _too_many(wait)
 
     return limit_rate
+
+
+def refusal_limit_middleware(limiter: RateLimiter) -> Middleware:
+    """Requests refused with 401 are limited per peer address, before anything is verified: a flood of missing or
+    bad tokens gets 429 once the address's bucket is empty, though it never reaches `rate_limit_middleware`
+    (keyed on verified subjects, after authentication). Requests that authenticate take nothing from it.
+
+    Order: before `auth_middleware`."""
+
+    @web.middleware
+    async def limit_refusals(request: web.Request, handler: Handler) -> web.StreamResponse:
+        client = f"address:{request.remote or 'unknown'}"
+        wait = limiter.waiting(client)
+        if wait is not None:
+            return _too_many(wait)
+        response = await handler(request)
+        if response.status == 401:
+            limiter.check(client)
+        return response
+
+    return limit_refusals
+
+
+def _too_many(wait: float) -> web.Response:
+    retry_after = max(1, math.ceil(wait))
+    return problem(
+        429,
+        f"the gateway rate limit is exceeded; retry after {retry_after} s",
+        headers={hdrs.RETRY_AFTER: str(retry_after)},
+    )

@@ -21,6 +21,30 @@ def _dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
+MAX_QUERY_VALUES = 100
+"""Query parameters of one request, repeated ones counted each time."""
+MAX_VALUES_PER_PARAMETER = 20
+"""Values of one repeated parameter (attribute[]): each becomes a condition of the SQL query."""
+MAX_VALUE_CHARS = 2048
+
+
+@web.middleware
+async def bounded_query(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Query strings bounded before anything reads them: a filter repeated a thousand times would otherwise reach
+    SQLite ("Expression tree is too large") as a 500."""
+    values = list(request.query.items())
+    counted: dict[str, int] = {}
+    for name, value in values:
+        counted[name] = counted.get(name, 0) + 1
+        if counted[name] > MAX_VALUES_PER_PARAMETER:
+            return problem(400, f"{name} is given more than {MAX_VALUES_PER_PARAMETER} times", parameter=name)
+        if len(value) > MAX_VALUE_CHARS:
+            return problem(400, f"{name} is longer than {MAX_VALUE_CHARS} characters", parameter=name)
+    if len(values) > MAX_QUERY_VALUES:
+        return problem(400, f"the query has {len(values)} parameters, more than {MAX_QUERY_VALUES}")
+    return await handler(request)
+
+
 def query_lists(request: web.Request) -> dict[str, list[str]]:
     lists: dict[str, list[str]] = {}
     for key, value in request.query.items():
@@ -42,7 +66,9 @@ def paging(request: web.Request) -> tuple[int, int]:
         if raw is None:
             return default
         if not raw.isascii() or not raw.isdigit():
-            raise FilterError(name, f"{raw!r} is not a whole number >= 0")
+            raise FilterError(name, f"{raw[:40]!r} is not a whole number >= 0")
+        if len(raw.lstrip("0")) > len(str(limit)):  # before int(): thousands of digits cost, then fail
+            raise FilterError(name, f"a number of {len(raw)} digits is more than the maximum {limit}")
         value = int(raw)
         if value > limit:
             raise FilterError(name, f"{value} is more than the maximum {limit}")

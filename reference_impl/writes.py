@@ -13,6 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
+from profiles import strict_json
 from profiles.contract import value_set_codes
 from profiles.validator import RESOURCE, WRITE
 from reference_impl.problems import problem
@@ -40,15 +41,9 @@ async def json_body(request: web.Request, *, wrong_media_type: int = 415) -> dic
         detail = f"the body must be sent as application/json, not {request.content_type!r}"
         raise Rejected(problem(wrong_media_type, detail))
     try:
-        text = (await request.read()).decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise Rejected(problem(400, f"the body is not UTF-8 text (byte {error.start})")) from None
-    try:
-        body = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise Rejected(
-            problem(400, f"malformed JSON body: {error.msg} at line {error.lineno}, column {error.colno}")
-        ) from None
+        body = strict_json.loads(await request.read())
+    except strict_json.StrictJSONError as error:
+        raise Rejected(problem(400, f"the body is not JSON this service reads: {error}")) from None
     if not isinstance(body, dict):
         raise Rejected(problem(400, "the body must be a JSON object (one resource)"))
     return body
@@ -147,12 +142,30 @@ async def create_party(request: web.Request, service: Service) -> web.Response:
     party["meta"] = meta
     system, code = contractor.category_codings[0]
     party["category"] = _with_coding(list(party.get("category", [])), system, code)
+    if not party.get("owner"):  # PATCH addresses a party by its owner: one without could never be changed
+        party["owner"] = _own_organization(service)
     with service.store.transaction():
         _assign_identifier(service, party, contractor.identifier_namespaces)
         party["number"] = f"K/{service.store.next_number('party-number', 1000)}"
         _check(service, party, "Party", RESOURCE)
         service.save(party, "created")
     return web.json_response(party)
+
+
+def _own_organization(service: Service) -> list[dict[str, Any]]:
+    """The owner of the installation's own parties: the Employer, referenced by its NIP as the seed's are. None
+    (an empty list) when the store holds no Employer with a NIP."""
+    employer = service.contract.profiles["Employer"].url
+    nip = service.contract.installation.values["nip_system"]
+    for party in service.store.search("Party", service.queries.conditions("Party", {"profile": [employer]}), count=5):
+        for identifier in party.get("identifier") or []:
+            if isinstance(identifier, dict) and identifier.get("system") == nip and identifier.get("value"):
+                reference = {"type": "Party", "identifier": {"system": nip, "value": identifier["value"]}}
+                name = party.get("name") if isinstance(party.get("name"), dict) else {}
+                displays = [c.get("display") for c in name.get("coding") or [] if isinstance(c, dict)]
+                display = next((d for d in [*displays, name.get("text")] if isinstance(d, str)), None)
+                return [{**reference, "display": display} if display else reference]
+    return []
 
 
 @rejections_answered

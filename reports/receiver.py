@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -33,6 +32,7 @@ from typing import Any
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 
+from profiles import strict_json
 from reports.receipts import (
     NAME_PATTERN,
     Delivery,
@@ -388,8 +388,8 @@ class Receiver:
         request[_BODY_KEY] = body
         request[_BODY_SIZE_KEY] = len(body)
         try:
-            return json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            return strict_json.loads(body)
+        except strict_json.StrictJSONError as error:
             raise web.HTTPBadRequest(text=f"the notification body is not valid JSON: {error}\n") from None
 
     async def _record_exchange(self, request: web.Request, response: web.StreamResponse) -> None:

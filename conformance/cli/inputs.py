@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from profiles import strict_json
 
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
 JSON_SUFFIXES = (".json", *NDJSON_SUFFIXES)
@@ -89,33 +90,14 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
     yield from _from_text(source, text)
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _loads(text: str) -> Any:
-    """json.loads, refusing NaN and Infinity (Python accepts them; JSON does not)."""
-    return json.loads(text, parse_constant=_refuse_constant)
-
-
-def _unreadable(error: Exception) -> str:
-    if isinstance(error, RecursionError):
-        return "nested too deeply to read"
-    return str(error).split("; use sys.set_int_max_str_digits")[0]
-
-
 def _from_text(source: str, text: str) -> Iterator[Payload | ReadProblem]:
     try:
-        data = _loads(text)
-    except (ValueError, RecursionError) as error:
-        if not isinstance(error, json.JSONDecodeError):
-            yield ReadProblem(source, f"invalid JSON: {_unreadable(error)}")
+        data = strict_json.loads(text)
+    except strict_json.StrictJSONError as error:
+        if error.trailing:  # several JSON values one after another: read it as NDJSON
+            yield from _ndjson(source, text.splitlines())
             return
-        if error.msg != "Extra data":
-            yield ReadProblem(source, f"invalid JSON: {error.msg}", error.lineno, error.colno)
-            return
-        # several JSON values one after another: read it as NDJSON
-        yield from _ndjson(source, text.splitlines())
+        yield ReadProblem(source, f"invalid JSON: {error.message}", error.line, error.column)
         return
     if isinstance(data, list):
         for index, item in enumerate(data):
@@ -130,8 +112,6 @@ def _ndjson(source: str, lines: Iterable[str]) -> Iterator[Payload | ReadProblem
         if not line.strip():
             continue
         try:
-            yield Payload(source, _loads(line), line=number)
-        except json.JSONDecodeError as error:
-            yield ReadProblem(source, f"invalid JSON: {error.msg}", number, error.colno)
-        except (ValueError, RecursionError) as error:
-            yield ReadProblem(source, f"invalid JSON: {_unreadable(error)}", number)
+            yield Payload(source, strict_json.loads(line), line=number)
+        except strict_json.StrictJSONError as error:
+            yield ReadProblem(source, f"invalid JSON: {error.message}", number, error.column)

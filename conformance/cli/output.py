@@ -61,11 +61,13 @@ class TextWriter(Writer):
         super().payload(payload, issues)
         for issue in issues:
             where = payload.prefix + issue.location or "(root)"
-            self.stream.write(f"{payload.label}:{where}: {issue.severity.value}: {issue.message} [{issue.code}]\n")
+            line = f"{payload.label}:{where}: {issue.severity.value}: {issue.message} [{issue.code}]"
+            self.stream.write(_one_line(line) + "\n")
 
     def problem(self, problem: ReadProblem) -> None:
         super().problem(problem)
-        self.stream.write(f"{problem.label}: error: cannot be read: {problem.message} [input-unreadable]\n")
+        line = f"{problem.label}: error: cannot be read: {problem.message} [input-unreadable]"
+        self.stream.write(_one_line(line) + "\n")
 
     def finish(self) -> None:
         s = self.tally.summary()
@@ -191,3 +193,9 @@ class SarifWriter(Writer):
 
 
 WRITERS: dict[str, type[Writer]] = {"text": TextWriter, "json": JsonWriter, "sarif": SarifWriter}
+
+
+def _one_line(text: str) -> str:
+    """A finding is one line: a newline or other control character (in a file name, a member name, a value
+    quoted in a message) is written escaped, so no input can forge a line of the output."""
+    return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii") for ch in text)

@@ -200,3 +200,32 @@ def test_an_open_choice_is_information_and_an_error_under_strict(files, capsys):
     assert "open-choice" in capsys.readouterr().out
     assert main(["validate", "--strict", path]) == 1
     assert "open-choice" in capsys.readouterr().out
+
+
+def test_a_newline_in_a_file_name_cannot_forge_a_line_of_the_text_output(tmp_path, capsys):
+    forged = tmp_path / "a\nforged.json: error: everything is fine [ok].json"
+    forged.write_text('{"resourceType": "Party", "id": 1}', encoding="utf-8")
+    assert main(["validate", str(forged)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    findings, summary = lines[:-1], lines[-1]
+    assert findings and all(line.startswith(str(tmp_path)) and "a\\nforged" in line for line in findings), lines
+    assert "checked" in summary
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        ('{"a": NaN}', "NaN is not a JSON number"),
+        ('{"a": 1, "a": 2}', "appears twice"),
+        ('{"a": "\\ud800"}', "lone UTF-16 surrogate"),
+        ('{"a": ' + "1" * 5000 + "}", "5000 characters"),
+        ("[" * 3000 + "]" * 3000, "nested more than"),
+    ],
+    ids=["nan", "duplicate-member", "lone-surrogate", "huge-integer", "deep"],
+)
+def test_json_the_strict_intake_refuses_is_reported_as_unreadable_not_a_traceback(tmp_path, capsys, content, named):
+    path = tmp_path / "hostile.json"
+    path.write_text(content, encoding="utf-8")
+    assert main(["validate", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert named in captured.out and "Traceback" not in captured.err

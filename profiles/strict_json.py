@@ -1,0 +1,120 @@
+"""Strict JSON intake: one reader of untrusted JSON for the reference server, the report receiver and the CLI.
+
+Python's json module accepts what RFC 8259 JSON does not, or what breaks a later step: NaN and Infinity; numbers
+that overflow (1e999 becomes inf, served back as invalid JSON; an integer of thousands of digits fails at
+conversion); lone surrogates (``"\\ud800"``, which no UTF-8 writer can encode); duplicate member names (the last
+silently wins); nesting deep enough to overflow a serialiser on the way out. `loads` refuses each with a
+`StrictJSONError` that says what is wrong and, where it can, where.
+
+The limits, documented in the README:
+
+- nesting: at most `MAX_DEPTH` arrays and objects inside one another (a resource of the contract needs fewer
+  than ten);
+- numbers: at most `MAX_NUMBER_CHARS` characters; integers within +/- `MAX_INTEGER` (a signed 64-bit integer,
+  SQLite's and every common consumer's); other numbers finite.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "MAX_INTEGER", "MAX_NUMBER_CHARS", "StrictJSONError", "loads"]
+
+MAX_DEPTH = 64
+MAX_INTEGER = 2**63 - 1
+MAX_NUMBER_CHARS = 64
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_TEXT = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+
+
+class StrictJSONError(ValueError):
+    """The text is not JSON this service reads. `message` names what is wrong; `line` and `column` (1-based) where,
+    for a text that does not parse; `trailing`: a whole value followed by more text (several values, NDJSON)."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None, trailing: bool = False):
+        super().__init__(message if line is None else f"{message} at line {line}, column {column}")
+        self.message, self.line, self.column, self.trailing = message, line, column, trailing
+
+
+def loads(data: str | bytes) -> Any:
+    """The JSON value of `data` (UTF-8 bytes or text), or StrictJSONError."""
+    if isinstance(data, bytes | bytearray):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise StrictJSONError(f"not UTF-8 text (byte {error.start})") from None
+    try:
+        value = json.loads(
+            data, parse_constant=_constant, parse_int=_integer, parse_float=_number, object_pairs_hook=_object
+        )
+    except RecursionError:
+        raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep") from None
+    except json.JSONDecodeError as error:
+        trailing = error.msg == "Extra data"
+        raise StrictJSONError(error.msg, error.lineno, error.colno, trailing) from None
+    # the walk for depth and lone surrogates only where the text may need it (more brackets than the depth
+    # allowed, a surrogate escaped or raw): most documents have neither
+    if data.count("[") + data.count("{") > MAX_DEPTH or _SURROGATE_TEXT.search(data) is not None:
+        _check_tree(value)
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise StrictJSONError(f"{name} is not a JSON number")
+
+
+def _integer(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise StrictJSONError(f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})")
+    value = int(text)
+    if abs(value) > MAX_INTEGER:
+        raise StrictJSONError(f"the integer {text} is outside +/-{MAX_INTEGER}")
+    return value
+
+
+def _number(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise StrictJSONError(f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})")
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise StrictJSONError(f"the number {text} is out of range")
+    return value
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise StrictJSONError(f"the member {name!r} appears twice in one object")
+            seen.add(name)
+    return found
+
+
+def _at(where: str) -> str:
+    return (where[:100] + "...") if len(where) > 100 else (where or "/")
+
+
+def _check_tree(value: Any) -> None:
+    """Depth and lone surrogates, without recursion: the parser's own recursion allows far deeper values."""
+    stack: list[tuple[Any, int, str]] = [(value, 0, "")]
+    while stack:
+        node, depth, where = stack.pop()
+        if isinstance(node, str):
+            if _LONE_SURROGATE.search(node):
+                raise StrictJSONError(f"a lone UTF-16 surrogate in the string at {_at(where)}")
+            continue
+        if not isinstance(node, dict | list):
+            continue
+        if depth >= MAX_DEPTH:
+            raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep (at {_at(where)})")
+        if isinstance(node, dict):
+            for name, member in node.items():
+                if _LONE_SURROGATE.search(name):
+                    raise StrictJSONError(f"a lone UTF-16 surrogate in a member name at {_at(where)}")
+                stack.append((member, depth + 1, f"{where}/{name}"))
+        else:
+            stack.extend((item, depth + 1, f"{where}/{position}") for position, item in enumerate(node))
