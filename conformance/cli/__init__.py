@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from conformance.cli import certify, init, reports, serve, validate
-from conformance.cli.common import EXIT_OK, suite_version
+from conformance.cli.common import EXIT_OK, fail, suite_version
 
 __all__ = ["build_parser", "main"]
 
@@ -34,6 +35,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as error:  # a defect of eris or an environment it did not foresee: one line, not a traceback
+        if os.environ.get("ERIS_DEBUG"):
+            raise
+        return fail(f"{type(error).__name__}: {error} (ERIS_DEBUG=1 shows the traceback)")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.common import fail
+import httpx
+
+from conformance.cli.common import fail, port, positive_float, positive_int
 from profiles.limits import LIMITS
 from schemas import load_schemas
 
@@ -31,7 +33,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     keygen.add_argument("--public-key", default="report-key.pub.pem", metavar="FILE", help="default report-key.pub.pem")
     keygen.add_argument(
         "--bits",
-        type=int,
+        type=positive_int,
         default=LIMITS.recommended_rsa_bits,
         help=f"RSA modulus size (default {LIMITS.recommended_rsa_bits}, the recommended)",
     )
@@ -45,7 +47,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "arrival, until Ctrl-C.",
     )
     receive.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    receive.add_argument("--port", type=int, default=8081, help="port; 0 picks a free one (default 8081)")
+    receive.add_argument("--port", type=port, default=8081, help="port; 0 picks a free one (default 8081)")
     receive.add_argument("--dir", default="deliveries", help="folder for received artifacts (default deliveries)")
     receive.add_argument("--public-url", help="the URL the service reaches this receiver by (default http://host:port)")
     receive.set_defaults(run=run_receive)
@@ -87,9 +89,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     report.add_argument(
         "--out", metavar="FILE", help="where to save the report (default <reportId>-<year>-<month>.<format>)"
     )
-    report.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the delivery after runAt")
+    report.add_argument(
+        "--timeout", type=positive_float, default=300.0, help="seconds to wait for the delivery after runAt"
+    )
     report.add_argument("--receiver-host", default="127.0.0.1")
-    report.add_argument("--receiver-port", type=int, default=0, help="0: any free port")
+    report.add_argument("--receiver-port", type=port, default=0, help="0: any free port")
     report.add_argument("--public-url", help="the URL the service reaches the receiver by (default http://host:port)")
     report.set_defaults(run=run_report)
 
@@ -254,6 +258,8 @@ def run_report(args: argparse.Namespace) -> int:
         return fail(f"the delivered artifact was rejected: {rejected}", 1)
     except TimeoutError as error:
         return fail(str(error), 1)
+    except httpx.HTTPError as error:
+        return fail(f"cannot reach {base_url}: {error or type(error).__name__}")
     except (OSError, ValueError) as error:
         return fail(str(error), 1 if isinstance(error, ValueError) else 2)
     print(

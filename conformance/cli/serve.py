@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import signal
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from conformance.cli.common import fail
+from conformance.cli.common import fail, non_empty, non_negative_float, port, positive_int
 from conformance.embedded import target_description
 from profiles import ConfigError
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
@@ -28,7 +29,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         description="Serve every endpoint of the contract from a SQLite database, seeded on first start.",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one and prints it (default 8080)")
+    serve.add_argument("--port", type=port, default=8080, help="port; 0 picks a free one and prints it (default 8080)")
     serve.add_argument("--db", default=DEFAULT_DB, help=f"SQLite file, or :memory: (default {DEFAULT_DB})")
     serve.add_argument(
         "--seed",
@@ -60,7 +61,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     serve.add_argument(
         "--source-changes",
-        type=float,
+        type=non_negative_float,
         default=0.0,
         metavar="SECONDS",
         help="simulate the source system changing a Contractor every SECONDS (each change notified)",
@@ -110,11 +111,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
     token = commands.add_parser("token", help="mint a Bearer token accepted by `eris serve`")
     token.add_argument(
-        "--keys", default=DEFAULT_KEYS, metavar="DIR", help=f"application key pair (default {DEFAULT_KEYS})"
+        "--keys",
+        default=DEFAULT_KEYS,
+        metavar="DIR",
+        help=f"application key pair, as `eris serve --keys` created it (default {DEFAULT_KEYS}); never created here",
     )
-    token.add_argument("--subject", default="eris-integrator", help="the token's sub claim")
+    token.add_argument("--subject", type=non_empty, default="eris-integrator", help="the token's sub claim")
     token.add_argument("--no-report-right", action="store_true", help=f"leave out the {REPORT_RIGHT} right")
-    token.add_argument("--lifetime", type=int, default=3600, metavar="SECONDS", help="validity (default 3600)")
+    token.add_argument("--lifetime", type=positive_int, default=3600, metavar="SECONDS", help="validity (default 3600)")
     token.set_defaults(run=run_token)
 
 
@@ -133,11 +137,14 @@ def _seed(spec: str) -> Any:
 
 def _rate(spec: str) -> tuple[float, int]:
     rate, _, burst = spec.partition(":")
+    wrong = ValueError(f"--rate-limit must be RATE or RATE:BURST (RATE a finite number >= 0, BURST >= 1), not {spec!r}")
     try:
-        per_second = float(rate)
-        return per_second, int(burst) if burst else max(1, int(per_second * 2))
+        per_second, bursting = float(rate), int(burst) if burst else None
     except ValueError:
-        raise ValueError(f"--rate-limit must be RATE or RATE:BURST, not {spec!r}") from None
+        raise wrong from None
+    if not math.isfinite(per_second) or per_second < 0 or (bursting is not None and bursting < 1):
+        raise wrong
+    return per_second, bursting if bursting is not None else max(1, int(per_second * 2))
 
 
 def _deviations(faults: list[str], variants: list[str]) -> tuple[str, ...]:
@@ -170,8 +177,13 @@ def run_deviations(args: argparse.Namespace) -> int:
 
 
 def run_token(args: argparse.Namespace) -> int:
+    if not (Path(args.keys) / ApplicationKeys.PRIVATE_FILE).is_file():
+        return fail(
+            f"no application key pair in {args.keys}: a token signed by a new pair would be trusted by no server; "
+            f"`eris serve --keys {args.keys}` creates the pair on its first start"
+        )
     try:
-        keys = ApplicationKeys.load_or_create(args.keys)
+        keys = ApplicationKeys.load(args.keys)
     except (OSError, ValueError) as error:
         return fail(f"cannot use the key pair in {args.keys}: {error}")
     rights = [] if args.no_report_right else [REPORT_RIGHT]

@@ -162,6 +162,7 @@ def test_eris_token_mints_a_token_the_server_accepts(tmp_path: Path) -> None:
         claims = verifier.verify(plain)
         assert claims.subject == "someone" and not claims.has_right(REPORT_RIGHT)
         other = tmp_path / "other-keys"
+        ApplicationKeys.generate().save(other)  # `eris token` never makes a pair of its own
         stranger = _token(other)
         with httpx.Client(base_url=served.url, timeout=10) as client:
             assert client.get("/v1/capabilities").status_code == 401
