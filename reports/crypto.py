@@ -12,6 +12,7 @@ file that becomes the output only after the check.
 
 from __future__ import annotations
 
+import glob
 import io
 import os
 import tempfile
@@ -217,7 +218,10 @@ def decrypt_artifact(
     written to a temporary file beside it first). `transform` is applied to the plaintext chunks
     (decompression). Returns the bytes written."""
     target = Path(output)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
+    remove_abandoned_parts(target)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.{os.getpid()}.", suffix=".part", dir=target.parent or "."
+    )
     written = 0
     try:
         with open(artifact, "rb") as source, os.fdopen(handle, "wb") as sink:
@@ -236,3 +240,27 @@ def decrypt_artifact(
         Path(temporary).unlink(missing_ok=True)
         raise
     return written
+
+
+def remove_abandoned_parts(target: Path) -> list[Path]:
+    """Remove the temporary files of earlier decryptions into `target` whose process is gone (killed before it
+    could clean up): they hold plaintext whose tag was never verified. Those of a decryption still running are
+    left alone. Returns what was removed."""
+    folder = target.parent if str(target.parent) else Path(".")
+    removed = []
+    for part in folder.glob(f".{glob.escape(target.name)}.*.part"):
+        pid = part.name[len(target.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            part.unlink(missing_ok=True)
+            removed.append(part)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -12,12 +12,17 @@ eris reads them so:
 - `blob`, `smb`: accepted codes, not delivered to yet: an order naming them is refused with 501.
 
 A `local` folder that leads outside the root (an absolute path, `..`, a symbolic link pointing
-out) is refused, when the order is placed and again when the artifact is written.
+out) is refused when the order is placed; the artifact is written through directory descriptors that follow
+no link at all, so a link planted later (at a folder, the temporary file or the final name) leads nowhere.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import errno
 import os
+import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -102,17 +107,50 @@ class LocalTarget:
 
     async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
         try:
-            folder = self.destination()
-            folder.mkdir(parents=True, exist_ok=True)
-            folder = self.destination()  # again: a link may have been made while the folders were created
-            final = folder / file_name
-            partial = folder / f".{file_name}.part"
-            shutil.copyfile(artifact, partial)
-            os.replace(partial, final)
-        except StorageRefused as refused:
-            raise DeliveryFailed(str(refused), retryable=False) from None
+            await asyncio.to_thread(_write_below, self.root, self.folder, file_name, artifact)
         except OSError as error:
-            raise DeliveryFailed(f"cannot write into the delivery root: {error}") from None
+            lasting = error.errno in _LASTING_ERRORS  # no later attempt can do better
+            on_the_way = error.errno in (errno.ELOOP, errno.ENOTDIR)  # O_NOFOLLOW|O_DIRECTORY on a link: ENOTDIR
+            reason = "a file or symbolic link where a folder should be" if on_the_way else error.strerror or str(error)
+            where = f"{file_name} into {str(self.folder)!r} of the delivery root"
+            raise DeliveryFailed(f"cannot write {where}: {reason}", retryable=not lasting) from None
+
+
+_LASTING_ERRORS = {errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EISDIR, errno.EINVAL}
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
+def _write_below(root: Path, folder: PurePosixPath, file_name: str, artifact: Path) -> None:
+    """Write the artifact as `file_name` into `folder` of `root`, through directory descriptors: every folder is
+    opened without following a link (a link planted there fails with ELOOP), the temporary file is created new
+    (O_EXCL, O_NOFOLLOW) under a name no one can know in advance, and renamed over the final name (a link planted
+    at the final name is replaced, not followed). Nothing is ever written outside the root."""
+    root.mkdir(parents=True, exist_ok=True)
+    current = os.open(root, os.O_RDONLY | os.O_DIRECTORY)  # the root itself is the operator's choice
+    try:
+        for part in folder.parts:
+            if part in ("", "."):
+                continue
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, 0o755, dir_fd=current)
+            inner = os.open(part, _DIRECTORY, dir_fd=current)
+            os.close(current)
+            current = inner
+        partial = f".{file_name}.{secrets.token_hex(8)}.part"
+        written = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=current)
+        try:
+            with os.fdopen(written, "wb") as target, artifact.open("rb") as source:
+                shutil.copyfileobj(source, target, _COPY_CHUNK)
+            os.replace(partial, file_name, src_dir_fd=current, dst_dir_fd=current)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(partial, dir_fd=current)
+            raise
+    finally:
+        os.close(current)
+
+
+_COPY_CHUNK = 1 << 20
 
 
 def delivery_target(storage_type: str, connection_string: str, *, local_root: Path | None) -> DeliveryTarget:

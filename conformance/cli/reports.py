@@ -6,6 +6,7 @@ import argparse
 import base64
 import binascii
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -188,6 +189,9 @@ def run_decrypt(args: argparse.Namespace) -> int:
         private_key = load_private_key(Path(args.private_key))
     except (OSError, ValueError) as error:
         return fail(str(error))
+    # SIGTERM as an exit, so that the temporary file of unverified plaintext is removed (a SIGKILL's is removed
+    # by the next run)
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         session = open_session_key(private_key, sealed)
         written = decrypt_artifact(artifact, session, out, transform=gunzip_chunks if args.decompress else None)
@@ -197,6 +201,8 @@ def run_decrypt(args: argparse.Namespace) -> int:
         return fail(str(error), 1)
     except OSError as error:
         return fail(str(error))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print(f"decrypted {artifact} -> {out} ({written:,} bytes; GCM tag verified)")
     return 0
 

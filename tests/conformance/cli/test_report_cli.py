@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -206,3 +207,37 @@ def test_receive_prints_each_delivery_until_interrupted(tmp_path):
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(10) == 0
+
+
+def test_decrypt_removes_the_unverified_plaintext_a_killed_run_left_and_keeps_a_running_ones(tmp_path, order_keys):
+    key, key_file = order_keys
+    artifact, sealed = _artifact(tmp_path, key)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(gone.stdout)  # a process that has ended: the one that was killed
+    abandoned = tmp_path / f".report.csv.{dead_pid}.x1y2z3.part"
+    abandoned.write_bytes(b"plaintext whose tag was never verified")
+    running_one = tmp_path / f".report.csv.{os.getpid()}.a1b2c3.part"  # this process is alive
+    running_one.write_bytes(b"another decryption, still running")
+    assert main(["decrypt", str(artifact), "--private-key", str(key_file), "--session-key", sealed]) == 0
+    assert not abandoned.exists() and running_one.exists()
+    assert (tmp_path / "report.csv").read_bytes() == PLAINTEXT
+
+
+def test_a_terminated_decrypt_leaves_no_plaintext_behind(tmp_path, order_keys):
+    key, key_file = order_keys
+    session = SessionKey.generate()
+    artifact = tmp_path / "big.csv.enc"
+    with artifact.open("wb") as sink:
+        encryptor = ArtifactEncryptor(sink, session)
+        for _ in range(400):  # 400 MiB: a few tenths of a second to decrypt, long enough to be stopped in the middle
+            encryptor.write(bytes(1 << 20))
+        encryptor.close()
+    sealed = base64.b64encode(seal_session_key(key.public_key(), session)).decode()
+    command = [sys.executable, "-m", "conformance.cli", "decrypt", str(artifact), "--private-key", str(key_file)]
+    process = subprocess.Popen([*command, "--session-key", sealed], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while not list(tmp_path.glob(".big.csv.*.part")) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 128 + signal.SIGTERM  # stopped in the middle, not finished first
+    assert not list(tmp_path.glob("*.part")) and not (tmp_path / "big.csv").exists()
