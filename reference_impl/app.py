@@ -29,7 +29,13 @@ from reference_impl.problems import PROBLEM_JSON, problem
 from reference_impl.ratelimit import RateLimiter, rate_limit_middleware, refusal_limit_middleware
 from reference_impl.report_orders import REPORTS, ReportDesk, data_for, order_report
 from reference_impl.report_queue import ReportQueue
-from reference_impl.report_worker import DEFAULT_DELIVERY_DEADLINE, ReportWorker, report_worker_context
+from reference_impl.report_worker import (
+    DEFAULT_ATTEMPT_TIMEOUT,
+    DEFAULT_DELIVERY_DEADLINE,
+    DEFAULT_MAX_DELIVERIES,
+    ReportWorker,
+    report_worker_context,
+)
 from reference_impl.search import READ_PATHS, QueryBuilder, load_operations
 from reference_impl.seed import installation_resources
 from reference_impl.state import SERVICE, Service
@@ -76,6 +82,10 @@ class ServerSettings:
     """Delays between delivery attempts; None: 1 s doubling to 60 s."""
     report_delivery_deadline: float = DEFAULT_DELIVERY_DEADLINE
     """Seconds after generation during which an unconfirmed delivery is retried."""
+    report_attempt_timeout: float = DEFAULT_ATTEMPT_TIMEOUT
+    """Seconds one delivery attempt may take, connection to confirmation (a trickling receiver is cut off)."""
+    report_max_deliveries: int = DEFAULT_MAX_DELIVERIES
+    """Deliveries under way at once, each order on its own."""
     random_bytes: Callable[[int], bytes] = os.urandom
     """The source of report session keys (injectable to test the 500 of a failing source)."""
 
@@ -156,6 +166,8 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
                 local_root=local_root,
                 backoff=settings.report_backoff,
                 delivery_deadline=settings.report_delivery_deadline,
+                attempt_timeout=settings.report_attempt_timeout,
+                max_deliveries=settings.report_max_deliveries,
             )
             app[REPORT_WORKER] = reports
             app[REPORTS] = ReportDesk(queue, reports, local_root, settings.random_bytes)

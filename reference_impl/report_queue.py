@@ -170,6 +170,11 @@ class ReportQueue:
             (next_attempt_at, error[:500], execution_id),
         )
 
+    def lease(self, execution_id: str, until: float) -> None:
+        """An attempt of delivery is under way until `until` at the latest: the order is not due before then (a
+        restart in between tries it again after)."""
+        self.db.execute("UPDATE report_order SET next_attempt_at = ? WHERE execution_id = ?", (until, execution_id))
+
     def mark_failed(self, execution_id: str, error: str) -> None:
         """Give the order up: it keeps its last error; its session key and artifact are gone."""
         self.db.execute(

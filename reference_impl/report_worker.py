@@ -1,10 +1,14 @@
 """The background work of report orders: generate each when its runAt comes, then deliver it.
 
 Generation runs in a thread (it is CPU work and must not stall the server); the store is read on
-the event loop thread before. Delivery is retried with the outbox's backoff (1 s doubling to a
-60 s cap, with jitter) until the target confirms, for at most `delivery_deadline` seconds after
-generation (default 24 hours); then the order is given up and logged. Everything is in the
-database, so a restart resumes: a scheduled order is generated after it, a generated one delivered.
+the event loop thread before. Each order is delivered by a task of its own, at most
+`max_deliveries` at a time, each attempt cut off after `attempt_timeout` seconds: a receiver that
+never answers, or trickles, holds its own order and no other. Delivery is retried with the outbox's
+backoff (1 s doubling to a 60 s cap, with jitter) until the target confirms, for at most
+`delivery_deadline` seconds after generation (default 24 hours); a failure no retry can mend (a
+file where a folder should be, a name too long) ends the order at once. An order given up is
+logged as an ERROR. Everything is in the database, so a restart resumes: a scheduled order is
+generated after it, a generated one delivered.
 """
 
 from __future__ import annotations
@@ -24,10 +28,18 @@ from reports.artifact import build_artifact
 from reports.delivery import DeliveryFailed, StorageRefused, delivery_target
 from reports.generate import ReportData, ReportRequest
 
-__all__ = ["DEFAULT_DELIVERY_DEADLINE", "ReportWorker", "report_worker_context"]
+__all__ = [
+    "DEFAULT_ATTEMPT_TIMEOUT",
+    "DEFAULT_DELIVERY_DEADLINE",
+    "DEFAULT_MAX_DELIVERIES",
+    "ReportWorker",
+    "report_worker_context",
+]
 
 log = logging.getLogger(__name__)
 DEFAULT_DELIVERY_DEADLINE = 24 * 3600.0
+DEFAULT_ATTEMPT_TIMEOUT = 300.0
+DEFAULT_MAX_DELIVERIES = 8
 
 
 class ReportWorker:
@@ -42,6 +54,8 @@ class ReportWorker:
         delivery_deadline: float = DEFAULT_DELIVERY_DEADLINE,
         poll_interval: float = 1.0,
         rng: random.Random | None = None,
+        attempt_timeout: float = DEFAULT_ATTEMPT_TIMEOUT,
+        max_deliveries: int = DEFAULT_MAX_DELIVERIES,
     ) -> None:
         self.queue = queue
         self.report_data = report_data
@@ -56,6 +70,9 @@ class ReportWorker:
         failing generation."""
         self.delivery_target = delivery_target
         """The target an order's storage names; replaceable, so that a test can stand in a target that fails."""
+        self.attempt_timeout = attempt_timeout
+        self._slots = asyncio.Semaphore(max_deliveries)
+        self._deliveries: dict[str, asyncio.Task[None]] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -71,10 +88,12 @@ class ReportWorker:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        for running in [task, *self._deliveries.values()]:
+            if running is not None:
+                running.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await running
+        self._deliveries.clear()
 
     async def _run(self) -> None:
         while True:
@@ -92,10 +111,28 @@ class ReportWorker:
                     await self._wake.wait()
 
     async def round(self) -> None:
-        """Generate what is due, then deliver what is due (each order's delivery concurrently)."""
+        """Generate what is due, then start the delivery of what is due, each order in a task of its own."""
         for order in self.queue.due_for_generation():
             await self._generate(order)
-        await asyncio.gather(*(self._deliver(order) for order in self.queue.due_for_delivery()))
+        for order in self.queue.due_for_delivery():
+            if order.execution_id in self._deliveries:
+                continue
+            # not due again while this attempt may run (waiting for a slot included)
+            self.queue.lease(order.execution_id, self.queue.clock() + 2 * self.attempt_timeout)
+            delivery = asyncio.create_task(self._deliver_in_turn(order), name=f"eris-deliver-{order.execution_id}")
+            self._deliveries[order.execution_id] = delivery
+            delivery.add_done_callback(lambda _, key=order.execution_id: self._delivered(key))
+
+    def _delivered(self, execution_id: str) -> None:
+        self._deliveries.pop(execution_id, None)
+        self.wake()  # its retry time was set: the next wait is computed again
+
+    async def _deliver_in_turn(self, order: OrderRow) -> None:
+        async with self._slots:
+            try:
+                await self._deliver(order)
+            except Exception:  # one broken delivery must not stop the others
+                log.exception("report %s delivery broke", order.execution_id)
 
     async def _generate(self, order: OrderRow) -> None:
         assert order.session_key is not None
@@ -123,7 +160,11 @@ class ReportWorker:
         artifact = Path(order.artifact)
         try:
             target = self.delivery_target(order.storage_type, order.connection_string, local_root=self.local_root)
-            await target.deliver(artifact, execution_id=order.execution_id, file_name=order.file_name)
+            try:
+                async with asyncio.timeout(self.attempt_timeout):
+                    await target.deliver(artifact, execution_id=order.execution_id, file_name=order.file_name)
+            except TimeoutError:
+                raise DeliveryFailed(f"no confirmation within {self.attempt_timeout:g} s") from None
         except (DeliveryFailed, StorageRefused) as failure:
             retryable = getattr(failure, "retryable", False)
             deadline = (order.generated_at or order.created_at) + self.delivery_deadline
@@ -137,7 +178,7 @@ class ReportWorker:
                 )
                 self.queue.mark_retry(order.execution_id, str(failure), next_at)
                 return
-            log.warning("report %s given up: %s", order.execution_id, failure)
+            log.error("report %s given up: %s", order.execution_id, failure)
             self.queue.mark_failed(order.execution_id, f"delivery failed: {failure}")
         else:
             self.queue.mark_delivered(order.execution_id)

@@ -366,3 +366,33 @@ def test_each_order_gets_its_own_session_key(server, integrator_key):
     sealed_keys = [accepted(post(server, order(integrator_key)))[1] for _ in range(3)]
     oaep = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
     assert len({integrator_key.decrypt(s, oaep) for s in sealed_keys}) == 3
+
+
+def test_a_receiver_that_never_answers_delays_no_other_order(tmp_path, integrator_key):
+    """Each order is delivered on its own: one receiver that accepts the connection and then says nothing holds its
+    own order (until the attempt's time limit), not the order to a receiver that answers."""
+    import socket
+    import threading
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    held: list[socket.socket] = []
+    accepting = threading.Thread(target=lambda: held.append(silent.accept()[0]), daemon=True)
+    accepting.start()
+    settings = seeded_settings(report_backoff=FAST_RETRIES, report_attempt_timeout=60)
+    try:
+        with running(settings) as server, Receiver(tmp_path) as receiver:
+            stuck_url = f"http://127.0.0.1:{silent.getsockname()[1]}/reports/stuck"
+            stuck, _ = accepted(post(server, order(integrator_key, stuck_url)))
+            accepting.join(timeout=30)
+            assert held, "the silent receiver was never contacted"
+            started = time.monotonic()
+            accepted(post(server, order(integrator_key, receiver.delivery_url("prompt"))))
+            receiver.wait_for_delivery("prompt", timeout=30)
+            assert time.monotonic() - started < 15
+            assert _order_state(server, stuck).state == "generated"  # still waiting on its silent receiver
+    finally:
+        for connection in held:
+            connection.close()
+        silent.close()
