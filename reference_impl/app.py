@@ -41,6 +41,7 @@ from reference_impl.seed import installation_resources
 from reference_impl.state import SERVICE, Service
 from reference_impl.store import Store
 from reference_impl.tokens import ApplicationKeys, TokenVerifier
+from reports.delivery import DEFAULT_DENIED, HttpPolicy, networks
 
 log = logging.getLogger("eris.serve")
 OUTBOX_WORKER = web.AppKey("outbox_worker", OutboxWorker)
@@ -86,6 +87,10 @@ class ServerSettings:
     """Seconds one delivery attempt may take, connection to confirmation (a trickling receiver is cut off)."""
     report_max_deliveries: int = DEFAULT_MAX_DELIVERIES
     """Deliveries under way at once, each order on its own."""
+    delivery_allowed: tuple[str, ...] = ()
+    """CIDR blocks http deliveries may go to; empty: every address not denied."""
+    delivery_denied: tuple[str, ...] = DEFAULT_DENIED
+    """CIDR blocks http deliveries never go to (default: link-local and cloud metadata addresses)."""
     random_bytes: Callable[[int], bytes] = os.urandom
     """The source of report session keys (injectable to test the 500 of a failing source)."""
 
@@ -168,6 +173,7 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
                 delivery_deadline=settings.report_delivery_deadline,
                 attempt_timeout=settings.report_attempt_timeout,
                 max_deliveries=settings.report_max_deliveries,
+                http_policy=HttpPolicy(networks(settings.delivery_denied), networks(settings.delivery_allowed)),
             )
             app[REPORT_WORKER] = reports
             app[REPORTS] = ReportDesk(queue, reports, local_root, settings.random_bytes)

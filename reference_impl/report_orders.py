@@ -12,6 +12,8 @@ cannot be made or sealed. 429 comes from the gateway rate limit before any of th
 from __future__ import annotations
 
 import base64
+import dataclasses
+import ipaddress
 import logging
 import os
 import uuid
@@ -71,6 +73,17 @@ def data_for(service: Service, product_count: int) -> Callable[[OrderRow], Repor
     return read
 
 
+def _own_address(request: web.Request) -> tuple[str, int]:
+    """The address and port this request reached the service at; a loopback or unspecified listening address
+    stands for every loopback address."""
+    sockname = request.transport.get_extra_info("sockname") if request.transport else None
+    if not sockname:
+        return ("loopback", 0)
+    address, port = sockname[0], sockname[1]
+    listening = ipaddress.ip_address(address.split("%", 1)[0])
+    return ("loopback", port) if listening.is_loopback or listening.is_unspecified else (str(listening), port)
+
+
 @rejections_answered
 async def order_report(request: web.Request, service: Service) -> web.Response:
     require_right(request)
@@ -83,8 +96,16 @@ async def order_report(request: web.Request, service: Service) -> web.Response:
         raise Rejected(problem(400, f"the report order is malformed: {faults}", issues=[i.to_dict() for i in errors]))
     public_key = _public_key(order["publicKeyPem"])
     _check_company(service, desk, order)
+    policy = desk.worker.http_policy
+    if (own := _own_address(request)) not in policy.own:  # an order must not make the service call itself
+        policy = desk.worker.http_policy = dataclasses.replace(policy, own=policy.own | {own})
     try:
-        delivery_target(order["storage"]["type"], order["storage"]["connectionString"], local_root=desk.local_root)
+        delivery_target(
+            order["storage"]["type"],
+            order["storage"]["connectionString"],
+            local_root=desk.local_root,
+            http_policy=policy,
+        )
     except StorageNotSupported as refused:
         raise Rejected(problem(501, str(refused))) from None
     except StorageRefused as refused:

@@ -25,7 +25,7 @@ from aiohttp import web
 from reference_impl.outbox import Backoff
 from reference_impl.report_queue import OrderRow, ReportQueue
 from reports.artifact import build_artifact
-from reports.delivery import DeliveryFailed, StorageRefused, delivery_target
+from reports.delivery import DeliveryFailed, HttpPolicy, StorageRefused, delivery_target
 from reports.generate import ReportData, ReportRequest
 
 __all__ = [
@@ -56,6 +56,7 @@ class ReportWorker:
         rng: random.Random | None = None,
         attempt_timeout: float = DEFAULT_ATTEMPT_TIMEOUT,
         max_deliveries: int = DEFAULT_MAX_DELIVERIES,
+        http_policy: HttpPolicy | None = None,
     ) -> None:
         self.queue = queue
         self.report_data = report_data
@@ -70,6 +71,8 @@ class ReportWorker:
         failing generation."""
         self.delivery_target = delivery_target
         """The target an order's storage names; replaceable, so that a test can stand in a target that fails."""
+        self.http_policy = http_policy or HttpPolicy()
+        """Where http deliveries may go; the order desk adds the service's own address once it knows it."""
         self.attempt_timeout = attempt_timeout
         self._slots = asyncio.Semaphore(max_deliveries)
         self._deliveries: dict[str, asyncio.Task[None]] = {}
@@ -159,7 +162,9 @@ class ReportWorker:
         assert order.artifact is not None
         artifact = Path(order.artifact)
         try:
-            target = self.delivery_target(order.storage_type, order.connection_string, local_root=self.local_root)
+            target = self.delivery_target(
+                order.storage_type, order.connection_string, local_root=self.local_root, http_policy=self.http_policy
+            )
             try:
                 async with asyncio.timeout(self.attempt_timeout):
                     await target.deliver(artifact, execution_id=order.execution_id, file_name=order.file_name)

@@ -3,9 +3,12 @@
 The contract names four `storage.type` codes and leaves the content of `connectionString` open.
 eris reads them so:
 
-- `http`: connectionString is an absolute `http://` or `https://` URL. Delivery is one POST of the
-  artifact with `Content-Type: application/octet-stream` and the header `X-Eris-Execution-Id`;
-  any 2xx answer confirms receipt.
+- `http`: connectionString is an absolute `http://` or `https://` URL without credentials. Delivery is
+  one POST of the artifact with `Content-Type: application/octet-stream` and the header
+  `X-Eris-Execution-Id`; any 2xx answer confirms receipt. Where it may go is an `HttpPolicy`: by
+  default never a link-local or cloud metadata address, nor the service's own address and port; an
+  allow-list narrows it further. An IP address is checked when the order is placed, a host name's
+  addresses each time they are resolved (so a name re-pointed later is caught too).
 - `local`: connectionString is a folder relative to the service's delivery root, `/`-separated
   (`""` is the root itself). The artifact is written atomically into that folder as
   `<executionId>.<format>[.gz].enc`.
@@ -21,20 +24,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import ipaddress
 import os
 import secrets
 import shutil
+import socket
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import aiohttp
+import yarl
+from aiohttp.abc import AbstractResolver
+from aiohttp.resolver import ThreadedResolver
 
 __all__ = [
+    "DEFAULT_DENIED",
     "EXECUTION_ID_HEADER",
+    "AddressRefused",
     "DeliveryFailed",
     "DeliveryTarget",
+    "HttpPolicy",
     "HttpTarget",
     "LocalTarget",
     "StorageNotSupported",
@@ -68,18 +80,90 @@ class DeliveryTarget(Protocol):
         """Deliver the artifact file, or raise DeliveryFailed."""
 
 
+DEFAULT_DENIED = (
+    "169.254.0.0/16",  # IPv4 link-local, the cloud metadata address 169.254.169.254 among them
+    "fe80::/10",  # IPv6 link-local
+    "fd00:ec2::254/128",  # AWS metadata over IPv6
+    "100.100.100.200/32",  # Alibaba Cloud metadata
+    "0.0.0.0/8",
+    "::/128",
+)
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def networks(specs: Iterable[str]) -> tuple[Network, ...]:
+    """CIDR blocks (or single addresses); ValueError naming one that is not."""
+    found = []
+    for spec in specs:
+        try:
+            found.append(ipaddress.ip_network(spec, strict=False))
+        except ValueError:
+            raise ValueError(f"not an IP address or CIDR block: {spec!r}") from None
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class HttpPolicy:
+    """Where `http` deliveries may go: no address of `denied`; only addresses of `allowed` when it is not empty;
+    never `own` (the service's own listening address and port: an order must not make it call its own API)."""
+
+    denied: tuple[Network, ...] = networks(DEFAULT_DENIED)
+    allowed: tuple[Network, ...] = ()
+    own: frozenset[tuple[str, int]] = frozenset()
+
+    def refusal(self, address: str, port: int) -> str | None:
+        """Why `address`:`port` is refused, or None."""
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        if any(ip in block for block in self.denied):
+            return f"{address} is an address deliveries never go to (link-local, metadata or unspecified)"
+        if self.allowed and not any(ip in block for block in self.allowed):
+            return f"{address} is outside the addresses deliveries may go to"
+        if (str(ip), port) in self.own or (ip.is_loopback and ("loopback", port) in self.own):
+            return f"{address}:{port} is this service's own address"
+        return None
+
+
+class AddressRefused(OSError):
+    """Every address of a delivery's host is refused by the HttpPolicy."""
+
+
+class _PolicyResolver(AbstractResolver):
+    """The system resolver, keeping only the addresses the policy allows (checked at each resolution)."""
+
+    def __init__(self, policy: HttpPolicy) -> None:
+        self._policy = policy
+        self._resolver: ThreadedResolver | None = None  # made on the loop that resolves
+
+    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET) -> Any:
+        self._resolver = self._resolver or ThreadedResolver()
+        found = await self._resolver.resolve(host, port, family)
+        kept = [entry for entry in found if self._policy.refusal(entry["host"], port) is None]
+        if not kept:
+            reasons = {self._policy.refusal(entry["host"], port) for entry in found}
+            raise AddressRefused(f"{host} resolves only to refused addresses: {'; '.join(sorted(map(str, reasons)))}")
+        return kept
+
+    async def close(self) -> None:
+        if self._resolver is not None:
+            await self._resolver.close()
+
+
 @dataclass(frozen=True)
 class HttpTarget:
     url: str
     connect_timeout: float = 10.0
     read_timeout: float = 60.0
     """Seconds of silence from the receiver after which an attempt fails (not a limit on the whole upload)."""
+    policy: HttpPolicy = HttpPolicy()
 
     async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout, sock_read=self.read_timeout)
         headers = {"Content-Type": OCTET_STREAM, EXECUTION_ID_HEADER: execution_id}
+        if refused := _literal_refusal(self.url, self.policy):
+            raise DeliveryFailed(refused, retryable=False)
+        connector = aiohttp.TCPConnector(resolver=_PolicyResolver(self.policy))
         try:
-            async with aiohttp.ClientSession(timeout=timeout) as session:
+            async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
                 with artifact.open("rb") as body:  # streamed by aiohttp in chunks, never read whole
                     async with session.post(self.url, data=body, headers=headers, allow_redirects=False) as answer:
                         if 200 <= answer.status < 300:
@@ -87,6 +171,11 @@ class HttpTarget:
                         excerpt = (await answer.content.read(200)).decode("utf-8", "replace").strip()
         except TimeoutError:
             raise DeliveryFailed(f"{self.url} did not answer within {self.read_timeout:g} s") from None
+        except aiohttp.ClientConnectorError as error:
+            refused = isinstance(error.os_error, AddressRefused)
+            raise DeliveryFailed(f"{self.url}: {error.os_error or error}", retryable=not refused) from None
+        except aiohttp.InvalidURL as error:  # no attempt can mend the URL
+            raise DeliveryFailed(f"{self.url}: {type(error).__name__}: {error}", retryable=False) from None
         except aiohttp.ClientError as error:
             raise DeliveryFailed(f"{self.url}: {type(error).__name__}: {error}") from None
         raise DeliveryFailed(f"{self.url} answered {answer.status}" + (f": {excerpt}" if excerpt else ""))
@@ -153,15 +242,26 @@ def _write_below(root: Path, folder: PurePosixPath, file_name: str, artifact: Pa
 _COPY_CHUNK = 1 << 20
 
 
-def delivery_target(storage_type: str, connection_string: str, *, local_root: Path | None) -> DeliveryTarget:
+def delivery_target(
+    storage_type: str, connection_string: str, *, local_root: Path | None, http_policy: HttpPolicy | None = None
+) -> DeliveryTarget:
     """The target an order's `storage` names; StorageRefused (StorageNotSupported) with a reason if none."""
     if storage_type == "http":
+        policy = http_policy or HttpPolicy()
         parts = urlsplit(connection_string)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if parts.scheme not in ("http", "https") or not _has_host_and_port(parts):
             raise StorageRefused(
                 f"storage.connectionString of type http must be an absolute http(s) URL, not {connection_string!r}"
             )
-        return HttpTarget(connection_string)
+        if parts.username is not None or parts.password is not None:
+            raise StorageRefused("storage.connectionString of type http must not carry credentials (user:password@)")
+        try:
+            yarl.URL(connection_string)
+        except ValueError as error:
+            raise StorageRefused(f"storage.connectionString is not a URL the service can call: {error}") from None
+        if refused := _literal_refusal(connection_string, policy):
+            raise StorageRefused(f"storage.connectionString: {refused}")
+        return HttpTarget(connection_string, policy=policy)
     if storage_type == "local":
         if local_root is None:
             raise StorageRefused("this service has no local delivery root (eris serve --local-root DIR)")
@@ -174,6 +274,27 @@ def delivery_target(storage_type: str, connection_string: str, *, local_root: Pa
             "use http or local"
         )
     raise StorageRefused(f"storage.type must be one of blob, http, local, smb, not {storage_type!r}")
+
+
+def _has_host_and_port(parts: Any) -> bool:
+    """A host, and a port that is a number of 0 to 65535 when one is given."""
+    try:
+        parts.port  # noqa: B018 - reading it raises ValueError for a port that is not a number or out of range
+    except ValueError:
+        return False
+    return bool(parts.hostname)
+
+
+def _literal_refusal(url: str, policy: HttpPolicy) -> str | None:
+    """The policy's refusal of a URL whose host is an IP address (or localhost), known without resolving."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    host = "127.0.0.1" if parts.hostname == "localhost" else parts.hostname or ""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return None  # a name: its addresses are checked when it is resolved
+    return policy.refusal(host, port)
 
 
 def _relative_folder(connection_string: str) -> PurePosixPath:

@@ -16,6 +16,7 @@ from conformance.embedded import target_description
 from profiles import ConfigError
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
 from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, mint_token
+from reports.delivery import DEFAULT_DENIED, networks
 
 DEFAULT_KEYS = ".eris/keys"
 DEFAULT_DB = "eris-serve.db"
@@ -71,6 +72,21 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default=DEFAULT_LOCAL_ROOT,
         metavar="DIR",
         help=f"folder that report deliveries of storage type local go below (default {DEFAULT_LOCAL_ROOT})",
+    )
+    serve.add_argument(
+        "--deliver-to",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="http report deliveries go only to these addresses (repeatable; default: any not refused)",
+    )
+    serve.add_argument(
+        "--never-deliver-to",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="http report deliveries never go to these addresses, besides link-local and cloud metadata ones "
+        "(repeatable)",
     )
     serve.add_argument(
         "--report-products",
@@ -207,7 +223,10 @@ def run_serve(args: argparse.Namespace) -> int:
             source_change_every=args.source_changes,
             local_root=args.local_root,
             report_products=args.report_products,
+            delivery_allowed=tuple(args.deliver_to),
+            delivery_denied=(*DEFAULT_DENIED, *args.never_deliver_to),
         )
+        networks((*settings.delivery_allowed, *settings.delivery_denied))  # a bad block is named before anything starts
         deviations = _deviations(args.fault, args.variant)
         if args.report_products < 0:
             raise ValueError(f"--report-products must be 0 or more, not {args.report_products}")

@@ -5,6 +5,7 @@ called directly, not with the code that made them."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
 import io
@@ -396,3 +397,38 @@ def test_a_receiver_that_never_answers_delays_no_other_order(tmp_path, integrato
         for connection in held:
             connection.close()
         silent.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("http://169.254.169.254/latest/meta-data/", "never go to"),
+        ("http://[fe80::1]:8080/x", "never go to"),
+        ("http://user:secret@127.0.0.1:9/x", "credentials"),
+        ("http://127.0.0.1:99999/x", "absolute http(s) URL"),
+    ],
+    ids=["metadata-address", "ipv6-link-local", "credentials", "port-out-of-range"],
+)
+def test_an_http_storage_the_service_must_not_call_is_refused_at_the_order(server, integrator_key, url, named):
+    problem = assert_problem(post(server, order(integrator_key, url)), 400)
+    assert named in problem["detail"]
+
+
+def test_an_order_may_not_make_the_service_call_its_own_api(server, integrator_key):
+    own = f"{server.url}/v1/parties"
+    assert "own address" in assert_problem(post(server, order(integrator_key, own)), 400)["detail"]
+
+
+def test_an_allow_list_refuses_every_other_address_at_the_order_and_at_resolution(integrator_key, tmp_path):
+    settings = seeded_settings(delivery_allowed=("10.0.0.0/8",))
+    with running(settings) as server:
+        refused = post(server, order(integrator_key, "http://127.0.0.1:9/x"))
+        assert "outside the addresses" in assert_problem(refused, 400)["detail"]
+    # a host name is checked each time it is resolved (a name re-pointed after the order is caught too)
+    from reports.delivery import AddressRefused, HttpPolicy, _PolicyResolver, networks
+
+    resolver = _PolicyResolver(HttpPolicy(allowed=networks(["10.0.0.0/8"])))
+    with pytest.raises(AddressRefused, match="refused addresses"):
+        asyncio.run(resolver.resolve("localhost", 9))
+    allowing = _PolicyResolver(HttpPolicy(allowed=networks(["127.0.0.0/8"])))
+    assert {entry["host"] for entry in asyncio.run(allowing.resolve("localhost", 9))} == {"127.0.0.1"}
