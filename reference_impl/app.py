@@ -110,6 +110,9 @@ async def problem_details(request: web.Request, handler: Callable[[web.Request],
             413: "the request body is too large",
         }.get(error.status, error.reason)
         return problem(error.status, detail, headers=headers)
+    except ConnectionError:  # the client went away (mid-body): nothing to answer, nothing wrong here
+        log.debug("%s %s: the client disconnected", request.method, request.path)
+        return problem(400, "the client disconnected")
     except Exception:
         log.exception("unexpected failure of %s %s", request.method, request.path)
         return problem(500, "the service failed to answer this request")

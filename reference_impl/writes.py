@@ -6,6 +6,7 @@ served resource, so the service never stores what it would refuse to serve.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import uuid
@@ -32,6 +33,10 @@ class Rejected(Exception):
         self.response = response
 
 
+BODY_READ_SECONDS = 30.0
+"""A body that takes longer (a client trickling it) is a 408: a slow client holds no handler for long."""
+
+
 async def json_body(request: web.Request, *, wrong_media_type: int = 415) -> dict[str, Any]:
     """The JSON object body of a write. `wrong_media_type`: the status of a body not sent as JSON (POST
     /v1/reports answers 400, the Errors part's status of a malformed request)."""
@@ -41,7 +46,12 @@ async def json_body(request: web.Request, *, wrong_media_type: int = 415) -> dic
         detail = f"the body must be sent as application/json, not {request.content_type!r}"
         raise Rejected(problem(wrong_media_type, detail))
     try:
-        body = strict_json.loads(await request.read())
+        async with asyncio.timeout(BODY_READ_SECONDS):
+            raw = await request.read()
+    except TimeoutError:
+        raise Rejected(problem(408, f"the body did not arrive within {BODY_READ_SECONDS:g} s")) from None
+    try:
+        body = strict_json.loads(raw)
     except strict_json.StrictJSONError as error:
         raise Rejected(problem(400, f"the body is not JSON this service reads: {error}")) from None
     if not isinstance(body, dict):

@@ -5,6 +5,9 @@ is profiles/strict_json.py; its limits are in the README ("What the reference re
 from __future__ import annotations
 
 import json
+import logging
+import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +215,40 @@ def test_a_flood_of_refused_tokens_is_rate_limited_before_anything_is_verified()
             for _ in range(6)
         ]
         assert statuses[:3] == [401, 401, 401] and 429 in statuses[3:], statuses
+
+
+# -- slow and vanishing clients ------------------------------------------------------------------------------
+
+
+def _partial_post(url: str, *, close: bool) -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    connection = socket.create_connection((host, int(port)))
+    connection.sendall(
+        b'POST /v1/parties HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":'
+    )
+    if close:
+        time.sleep(0.1)
+        connection.close()
+    return connection
+
+
+def test_a_client_that_disconnects_mid_body_is_no_error_of_the_service(server, caplog):
+    with caplog.at_level(logging.INFO):
+        for _ in range(5):
+            _partial_post(server.url, close=True)
+        time.sleep(0.5)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
+    _every_party_reads(server)
+
+
+def test_a_body_trickled_past_the_time_limit_is_a_408(server, monkeypatch):
+    from reference_impl import writes
+
+    monkeypatch.setattr(writes, "BODY_READ_SECONDS", 0.5)
+    connection = _partial_post(server.url, close=False)
+    try:
+        connection.settimeout(10)
+        answer = connection.recv(4096).decode("latin-1")
+    finally:
+        connection.close()
+    assert answer.startswith("HTTP/1.1 408"), answer[:200]
