@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "MAX_INTEGER", "MAX_NUMBER_CHARS", "StrictJSONError", "loads"]
+__all__ = ["MAX_DEPTH", "MAX_INTEGER", "MAX_NUMBER_CHARS", "StrictJSONError", "decode_at", "loads"]
 
 MAX_DEPTH = 64
 MAX_INTEGER = 2**63 - 1
@@ -59,6 +59,26 @@ def loads(data: str | bytes) -> Any:
     if data.count("[") + data.count("{") > MAX_DEPTH or _SURROGATE_TEXT.search(data) is not None:
         _check_tree(value)
     return value
+
+
+def decode_at(text: str, start: int) -> tuple[Any, int]:
+    """The JSON value beginning at `text[start]` (whitespace allowed before it) and the index after it, read as
+    strictly as `loads`; json.JSONDecodeError when the text there is not (or not yet) a whole value, so that a
+    streaming reader can tell a value cut at the end of its buffer from a broken one."""
+    try:
+        value, end = _STRICT_DECODER.raw_decode(text, _skip_space(text, start))
+    except RecursionError:
+        raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep") from None
+    piece = text[start:end]
+    if piece.count("[") + piece.count("{") > MAX_DEPTH or _SURROGATE_TEXT.search(piece) is not None:
+        _check_tree(value)
+    return value, end
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
 
 
 def _constant(name: str) -> Any:
@@ -118,3 +138,8 @@ def _check_tree(value: Any) -> None:
                 stack.append((member, depth + 1, f"{where}/{name}"))
         else:
             stack.extend((item, depth + 1, f"{where}/{position}") for position, item in enumerate(node))
+
+
+_STRICT_DECODER = json.JSONDecoder(
+    parse_constant=_constant, parse_int=_integer, parse_float=_number, object_pairs_hook=_object
+)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+from conformance.cli.streaming import StreamProblem, stream_values
 from profiles import strict_json
 
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
@@ -49,12 +51,7 @@ def iter_payloads(paths: Iterable[str], *, skip: Path | None = None) -> Iterator
     `skip` (the report being written) is never read as an input."""
     for path in paths:
         if path == "-":
-            try:
-                text = sys.stdin.buffer.read().decode("utf-8")
-            except UnicodeDecodeError as error:
-                yield ReadProblem("<stdin>", f"not UTF-8 text (byte {error.start})")
-                continue
-            yield from _from_text("<stdin>", text.removeprefix("\ufeff"))
+            yield from _from_stream("<stdin>", io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline=""))
             continue
         target = Path(path)
         if target.is_dir():
@@ -80,30 +77,35 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
             with path.open(encoding="utf-8-sig") as handle:
                 yield from _ndjson(source, handle)
             return
-        text = path.read_text(encoding="utf-8-sig")
+        handle = path.open(encoding="utf-8", newline="")
     except UnicodeDecodeError as error:
         yield ReadProblem(source, f"not UTF-8 text (byte {error.start})")
         return
     except OSError as error:
         yield ReadProblem(source, f"cannot be read: {error.strerror}")
         return
-    yield from _from_text(source, text)
+    with handle:
+        yield from _from_stream(source, handle)
 
 
-def _from_text(source: str, text: str) -> Iterator[Payload | ReadProblem]:
+def _from_stream(source: str, handle: TextIO) -> Iterator[Payload | ReadProblem]:
+    """Every payload of a JSON text read as a stream (see conformance.cli.streaming): memory stays flat."""
     try:
-        data = strict_json.loads(text)
-    except strict_json.StrictJSONError as error:
-        if error.trailing:  # several JSON values one after another: read it as NDJSON
-            yield from _ndjson(source, text.splitlines())
-            return
-        yield ReadProblem(source, f"invalid JSON: {error.message}", error.line, error.column)
-        return
-    if isinstance(data, list):
-        for index, item in enumerate(data):
-            yield Payload(source, item, prefix=f"/{index}")
-    else:
-        yield Payload(source, data)
+        for kind, value, position in stream_values(handle):
+            if kind == "item":
+                yield Payload(source, value, prefix=f"/{position}")
+            elif kind == "line":
+                yield Payload(source, value, line=position)
+            elif kind == "problem":
+                yield ReadProblem(source, value, position)
+            else:
+                yield Payload(source, value)
+    except StreamProblem as problem:
+        yield ReadProblem(source, problem.message, problem.line, problem.column)
+    except UnicodeDecodeError as error:
+        yield ReadProblem(source, f"not UTF-8 text (byte {error.start} of a block read)")
+    except OSError as error:
+        yield ReadProblem(source, f"cannot be read: {error.strerror}")
 
 
 def _ndjson(source: str, lines: Iterable[str]) -> Iterator[Payload | ReadProblem]:
