@@ -11,10 +11,11 @@ from typing import Any
 
 from aiohttp import web
 
-from conformance.cli.common import fail, non_empty, non_negative_float, port, positive_int
+from conformance.cli.common import fail, non_empty, non_negative_float, port, positive_float, positive_int
 from conformance.embedded import target_description
 from profiles import ConfigError
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
+from reference_impl.slow_clients import HEAD_SECONDS, HeadBoundRunner
 from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, mint_token
 from reports.delivery import DEFAULT_DENIED, networks
 
@@ -72,6 +73,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default=DEFAULT_LOCAL_ROOT,
         metavar="DIR",
         help=f"folder that report deliveries of storage type local go below (default {DEFAULT_LOCAL_ROOT})",
+    )
+    serve.add_argument(
+        "--head-timeout",
+        type=positive_float,
+        default=HEAD_SECONDS,
+        metavar="SECONDS",
+        help=f"a new connection must send its request line and headers within this time (default {HEAD_SECONDS:g})",
     )
     serve.add_argument(
         "--deliver-to",
@@ -245,7 +253,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 async def _serve(app: web.Application, args: argparse.Namespace) -> int:
-    runner = web.AppRunner(app, handle_signals=False)
+    runner = HeadBoundRunner(app, handle_signals=False, head_seconds=args.head_timeout)
     await runner.setup()
     try:
         site = web.TCPSite(runner, args.host, args.port)

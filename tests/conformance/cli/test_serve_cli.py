@@ -295,3 +295,21 @@ def test_a_selection_of_the_suite_is_never_conformant(tmp_path: Path) -> None:
     )
     assert result.returncode == 3, result.stdout[-2000:] + result.stderr[-2000:]
     assert "INCOMPLETE" in result.stdout and "selection: -k envelope" in result.stdout
+
+
+def test_a_connection_trickling_its_request_head_is_closed_and_others_are_served(tmp_path: Path) -> None:
+    import socket
+
+    with serve(tmp_path, "--head-timeout", "1") as served:
+        host, port = served.url.removeprefix("http://").split(":")
+        slow = socket.create_connection((host, int(port)))
+        slow.sendall(b"GET /v1/value-sets HTTP/1.1\r\nHo")  # and then nothing more
+        slow.settimeout(10)
+        started = time.monotonic()
+        assert slow.recv(100) == b""  # closed by the server, unanswered
+        assert 0.5 < time.monotonic() - started < 5
+        slow.close()
+        with httpx.Client(base_url=served.url, timeout=10) as client:
+            assert client.get("/v1/value-sets").status_code == 200
+            time.sleep(1.5)  # past the head deadline: a kept-alive connection still serves
+            assert client.get("/v1/value-sets").status_code == 200
