@@ -764,3 +764,34 @@ def test_the_summary_groups_failed_requirements_by_their_first_cause():
     assert to_json(c)["summary"]["causes"] == [
         {"lead": "ERIS-A-001", "requirements": ["ERIS-A-001", "ERIS-A-004"], "message": outcomes[0].message}
     ]
+
+
+class _FragileTarget(_StubTarget):
+    """Reads answer an empty envelope; every write fails inside the service (500), as a target without a strict
+    JSON intake does on a body nested 2,000 deep."""
+
+    def _server_error(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(500)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_POST = do_PATCH = _server_error
+
+
+def test_the_robustness_check_reports_server_errors_on_malformed_input_as_a_should_only(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FragileTarget)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        target = f"http://127.0.0.1:{server.server_address[1]}"
+        done = _run("--target", target, "--requirement", "ERIS-ROBUST-001", "--report-dir", str(tmp_path), cwd=tmp_path)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    document = json.loads((tmp_path / "certification.json").read_text(encoding="utf-8"))
+    robust = next(r for r in document["requirements"] if r["id"] == "ERIS-ROBUST-001")
+    assert robust["status"] == "failed" and robust["level"] == "SHOULD", done.stdout[-2000:]
+    assert "server error" in robust["message"]
+    assert document["summary"]["verdict"] != "non-conformant" and done.returncode != 1

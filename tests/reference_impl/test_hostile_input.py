@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from serve_fixtures import ALL, EMPLOYER_NIP, assert_problem, contractor_body, ns, running
 
-from profiles import strict_json
+from conformance.suite.support.hostile import HOSTILE_BODIES
 from reference_impl.app import APPLICATION_KEYS
 from reference_impl.tokens import REPORT_RIGHT, mint_token
 from reports.receiver import Receiver
@@ -31,20 +31,6 @@ WRITES = [
     ("PATCH", "/v1/document-references"),
     ("POST", "/v1/reports"),
 ]
-DEEP = '{"a":' + "[" * 2000 + "]" * 2000 + "}"
-HOSTILE_BODIES = {
-    "nested-2000-deep": (DEEP, "nested more than"),
-    "nested-one-past-the-limit": ('{"a":' + "[" * strict_json.MAX_DEPTH + "]" * strict_json.MAX_DEPTH + "}", "nested"),
-    "5000-digit-integer": ('{"a":' + "1" * 5000 + "}", "5000 characters"),
-    "integer-past-64-bits": ('{"a":9223372036854775808}', "outside"),
-    "NaN": ('{"a":NaN}', "NaN is not a JSON number"),
-    "Infinity": ('{"a":Infinity}', "Infinity is not a JSON number"),
-    "-Infinity": ('{"a":-Infinity}', "-Infinity is not a JSON number"),
-    "1e999": ('{"a":1e999}', "out of range"),
-    "lone-surrogate": ('{"a":"\\ud800"}', "lone UTF-16 surrogate"),
-    "lone-surrogate-in-a-name": ('{"\\udc00":1}', "lone UTF-16 surrogate"),
-    "duplicate-member": ('{"a":1,"a":2}', "appears twice"),
-}
 
 
 @pytest.fixture(scope="module")
