@@ -187,11 +187,20 @@ class LocalTarget:
     folder: PurePosixPath
 
     def destination(self) -> Path:
-        """The folder inside the root, resolved (symbolic links followed); StorageRefused if outside."""
+        """The folder inside the root, resolved (symbolic links followed); StorageRefused if outside, or if it can
+        never be written (a name too long, a file where a folder must be): known when the order is placed."""
+        too_long = [part for part in self.folder.parts if len(part.encode("utf-8")) > _MAX_NAME_BYTES]
+        if too_long:
+            raise StorageRefused(f"local folder name {too_long[0][:40]!r}... is longer than {_MAX_NAME_BYTES} bytes")
         root = self.root.resolve()
         place = (root / self.folder).resolve()
         if not place.is_relative_to(root):
             raise StorageRefused(f"local folder {str(self.folder)!r} leads outside the delivery root")
+        for folder in [place, *place.parents]:
+            if folder.exists() and not folder.is_dir():
+                raise StorageRefused(f"local folder {str(self.folder)!r}: {folder.name!r} is a file, not a folder")
+            if folder == root:
+                break
         return place
 
     async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
@@ -240,6 +249,7 @@ def _write_below(root: Path, folder: PurePosixPath, file_name: str, artifact: Pa
 
 
 _COPY_CHUNK = 1 << 20
+_MAX_NAME_BYTES = 255
 
 
 def delivery_target(

@@ -70,3 +70,17 @@ def test_a_file_where_a_folder_should_be_fails_for_good(places):
     with pytest.raises(DeliveryFailed) as failed:
         _deliver(root, "finance/2024", artifact)
     assert not failed.value.retryable
+
+
+@pytest.mark.parametrize(
+    ("folder", "named"),
+    [("finance/" + "x" * 300, "longer than 255 bytes"), ("report.txt/2024", "is a file")],
+    ids=["name-too-long", "file-in-the-way"],
+)
+def test_a_folder_that_can_never_be_written_is_refused_when_the_order_is_placed(places, folder, named):
+    from reports.delivery import StorageRefused, delivery_target
+
+    root, _, _ = places
+    (root / "report.txt").write_text("a file")
+    with pytest.raises(StorageRefused, match=named):
+        delivery_target("local", folder, local_root=root)
