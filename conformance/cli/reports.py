@@ -38,6 +38,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default=LIMITS.recommended_rsa_bits,
         help=f"RSA modulus size (default {LIMITS.recommended_rsa_bits}, the recommended)",
     )
+    keygen.add_argument(
+        "--application",
+        metavar="DIR",
+        help="make instead the application key pair that signs the tokens `eris serve --keys DIR` accepts and "
+        "`eris token --keys DIR` mints (never overwritten)",
+    )
     keygen.set_defaults(run=run_keygen)
 
     receive = commands.add_parser(
@@ -106,6 +112,8 @@ def _progress(message: str) -> None:
 def run_keygen(args: argparse.Namespace) -> int:
     from reports.keys import generate_key_pair, write_key_pair
 
+    if args.application:
+        return _application_keygen(Path(args.application))
     if args.bits < 2048:
         return fail(
             f"--bits {args.bits} is too small; use {LIMITS.recommended_rsa_bits} (the contract's recommendation)"
@@ -116,6 +124,19 @@ def run_keygen(args: argparse.Namespace) -> int:
         return fail(str(error))
     print(f"private key: {args.private_key} (keep it; it opens this order's session key)")
     print(f"public key:  {args.public_key} (send it as publicKeyPem; make a new pair for the next order)")
+    return 0
+
+
+def _application_keygen(directory: Path) -> int:
+    from reference_impl.tokens import ApplicationKeys
+
+    if (directory / ApplicationKeys.PRIVATE_FILE).exists():
+        return fail(f"{directory} already holds an application key pair: it is never overwritten")
+    try:
+        ApplicationKeys.generate().save(directory)
+    except OSError as error:
+        return fail(f"cannot write the application key pair into {directory}: {error.strerror or error}")
+    print(f"application key pair: {directory} (eris serve --keys {directory}; eris token --keys {directory})")
     return 0
 
 

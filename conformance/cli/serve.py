@@ -204,7 +204,8 @@ def run_token(args: argparse.Namespace) -> int:
     if not (Path(args.keys) / ApplicationKeys.PRIVATE_FILE).is_file():
         return fail(
             f"no application key pair in {args.keys}: a token signed by a new pair would be trusted by no server; "
-            f"`eris serve --keys {args.keys}` creates the pair on its first start"
+            f"`eris keygen --application {args.keys}` makes one (as `eris serve --keys {args.keys}` does on its first "
+            "start)"
         )
     try:
         keys = ApplicationKeys.load(args.keys)

@@ -52,3 +52,17 @@ def test_an_unreachable_target_is_one_line_not_a_connect_error_traceback(capsys)
     assert main([*argv, "--company", "7251801126", "--year", "2024", "--month", "1"]) == 2
     err = capsys.readouterr().err
     assert "cannot reach" in err and "Traceback" not in err
+
+
+def test_an_application_key_pair_is_made_only_when_asked_and_never_overwritten(tmp_path, capsys):
+    from reference_impl.tokens import ApplicationKeys
+
+    keys = tmp_path / "keys"
+    assert main(["keygen", "--application", str(keys)]) == 0
+    first = (keys / ApplicationKeys.PRIVATE_FILE).read_bytes()
+    assert main(["token", "--keys", str(keys)]) == 0
+    token = capsys.readouterr().out.strip().splitlines()[-1]
+    assert token.count(".") == 2
+    assert main(["keygen", "--application", str(keys)]) == 2
+    assert "never overwritten" in capsys.readouterr().err
+    assert (keys / ApplicationKeys.PRIVATE_FILE).read_bytes() == first
