@@ -35,7 +35,9 @@ def _write_whole(path: Path, text: str) -> Path:
     # not NamedTemporaryFile, so that the file gets the usual permissions of the umask.)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        partial.write_text(text, encoding="utf-8")
+        # a lone surrogate quoted from a target's answer (JSON may escape one) is written as its escape, \ud800:
+        # in a JSON string that is the same escape, in HTML readable text
+        partial.write_text(text, encoding="utf-8", errors="backslashreplace")
         os.replace(partial, path)
     except BaseException:
         partial.unlink(missing_ok=True)

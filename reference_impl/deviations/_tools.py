@@ -9,6 +9,8 @@ from typing import Any
 from aiohttp import web
 from multidict import MultiDict
 
+from profiles import strict_json
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Matches = Callable[[web.Request], bool]
 
@@ -120,10 +122,7 @@ def rewrite_json_body(
 
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         if matches(request):
-            try:
-                body = json.loads(await request.read())
-            except ValueError:
-                body = None
+            body = await json_of(request)
             if isinstance(body, dict):
                 replace_body(request, change(body, request))
         return await handler(request)
@@ -142,10 +141,11 @@ def resources_in(body: Any) -> list[dict[str, Any]]:
 
 
 async def json_of(request: web.Request) -> Any:
-    """The request's JSON body, or None when it is not JSON."""
+    """The request's JSON body, or None when it is not JSON the service reads (the strict intake: the handler then
+    refuses it, as without the deviation)."""
     try:
-        return json.loads(await request.read())
-    except ValueError:
+        return strict_json.loads(await request.read())
+    except strict_json.StrictJSONError:
         return None
 
 

@@ -4,7 +4,6 @@ prefix, the payload format, the absence of a notification collection and of writ
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aiohttp import web
@@ -16,6 +15,7 @@ from reference_impl.deviations._tools import (
     add_middleware,
     answer_instead,
     is_read,
+    json_of,
     path_is,
     rewrite_json_answer,
     rewrite_query,
@@ -146,11 +146,8 @@ def grant_basedon_refused(app: web.Application, settings: Any) -> None:
 )
 def asset_components_writable(app: web.Application, settings: Any) -> None:
     async def accepted(request: web.Request) -> web.Response:
-        try:
-            body = json.loads(await request.read())
-        except ValueError:
-            body = {}
-        return web.json_response(body)
+        body = await json_of(request)
+        return web.json_response(body if body is not None else {})
 
     answer_instead(app, lambda r: r.path == "/v1/asset-components" and r.method in ("POST", "PATCH"), accepted)
 
