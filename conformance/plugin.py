@@ -167,6 +167,7 @@ class Api:
         self.validator = validator
         self.traffic = traffic
         self.client = httpx.Client(base_url=target.base_url, timeout=timeout)
+        self._identifier_probes: dict[tuple[str, str], str | None] = {}
 
     def close(self) -> None:
         self.client.close()
@@ -253,13 +254,37 @@ class Api:
         so that a test reading back what it wrote judges its own requirement on the items it asked for."""
         items = self.read(path, {"identifier": f"{system}|{value}", "count": 100}, resource_type=resource_type)
         carrying = [item for item in items if _carries(item, system, value)]
+        flt = list_read(path).filters["identifier"]
         if len(carrying) < len(items):
             other = [item.get("id") for item in items if not _carries(item, system, value)]
-            flt = list_read(path).filters["identifier"]
             message = f"GET {path}?identifier={system}|{value} answered items without that identifier: {other[:10]}"
             if not side_finding(flt.requirement, message):
                 return items
+        if not carrying and (broken := self.identifier_filter_fails(path, system)):
+            blocked(flt.requirement, broken)  # nothing is found by this identifier form: not this test's defect
         return carrying
+
+    def identifier_filter_fails(self, path: str, system: str) -> str | None:
+        """Why a read by identifier in `system` cannot be trusted to find anything: a served item carrying an
+        identifier of the system is not found by it (once per path and system). None when it works, or when no
+        served item shows the system."""
+        key = (path, system)
+        if key not in self._identifier_probes:
+            self._identifier_probes[key] = None
+            for item in self.read(path, {"count": 100}):
+                known = next(
+                    (i for i in item.get("identifier") or [] if isinstance(i, dict) and i.get("system") == system), None
+                )
+                if known is None or not isinstance(known.get("value"), str):
+                    continue
+                token = f"{system}|{known['value']}"
+                found = self.read(path, {"identifier": token, "count": 100})
+                if item.get("id") not in [i.get("id") for i in found]:
+                    self._identifier_probes[key] = (
+                        f"GET {path}?identifier={token} does not find {item.get('id')}, served with it"
+                    )
+                break
+        return self._identifier_probes[key]
 
     def _unprefixed(self, path: str, response: httpx.Response) -> None:
         """A list read of the contract answered 404: when the read answers without the version prefix, that is

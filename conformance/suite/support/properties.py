@@ -114,6 +114,11 @@ class PartyLedger:
             )
             return
         problem = _read_back_problem(sent, token, body)
+        system = token.partition("|")[0]
+        if problem and (broken := self.api.identifier_filter_fails(PARTIES, system)):
+            # a read by this identifier form finds no party at all: the filter's defect, not the write's
+            self.findings.add(list_read(PARTIES).filters["identifier"].requirement or "ERIS-PARTY-012", broken)
+            return
         if problem:
             self.findings.add(
                 _WRITE_REQUIREMENTS[method],
