@@ -46,19 +46,13 @@ def loads(data: str | bytes) -> Any:
         except UnicodeDecodeError as error:
             raise StrictJSONError(f"not UTF-8 text (byte {error.start})") from None
     try:
-        value = json.loads(
-            data, parse_constant=_constant, parse_int=_integer, parse_float=_number, object_pairs_hook=_object
-        )
+        value = _STRICT_DECODER.decode(data)
     except RecursionError:
         raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep") from None
     except json.JSONDecodeError as error:
         trailing = error.msg == "Extra data"
         raise StrictJSONError(error.msg, error.lineno, error.colno, trailing) from None
-    # the walk for depth and lone surrogates only where the text may need it (more brackets than the depth
-    # allowed, a surrogate escaped or raw): most documents have neither
-    if data.count("[") + data.count("{") > MAX_DEPTH or _SURROGATE_TEXT.search(data) is not None:
-        _check_tree(value)
-    return value
+    return _checked(value, data)
 
 
 def decode_at(text: str, start: int) -> tuple[Any, int]:
@@ -69,10 +63,15 @@ def decode_at(text: str, start: int) -> tuple[Any, int]:
         value, end = _STRICT_DECODER.raw_decode(text, _skip_space(text, start))
     except RecursionError:
         raise StrictJSONError(f"nested more than {MAX_DEPTH} levels deep") from None
-    piece = text[start:end]
-    if piece.count("[") + piece.count("{") > MAX_DEPTH or _SURROGATE_TEXT.search(piece) is not None:
+    return _checked(value, text[start:end]), end
+
+
+def _checked(value: Any, text: str) -> Any:
+    """`value`, read from `text`, walked for depth and lone surrogates only where the text may need it (more
+    brackets than the depth allowed, a surrogate escaped or raw): most documents have neither."""
+    if text.count("[") + text.count("{") > MAX_DEPTH or _SURROGATE_TEXT.search(text) is not None:
         _check_tree(value)
-    return value, end
+    return value
 
 
 def _skip_space(text: str, position: int) -> int:

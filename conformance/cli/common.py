@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
+from typing import TypeVar
 
 from conformance.settings import suite_version
 
@@ -30,35 +32,31 @@ def fail(message: str, code: int = EXIT_UNUSABLE) -> int:
     return code
 
 
+N = TypeVar("N", int, float)
+
 # argparse types: a bad value is argparse's one-line usage error (exit 2), never a traceback further on
 
 
 def port(text: str) -> int:
     """A TCP port, 0 (any free one) to 65535."""
-    number = _whole(text)
-    if not 0 <= number <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {text}")
-    return number
+    return _holding(_whole(text), lambda n: 0 <= n <= 65535, "a port is 0 to 65535", text)
 
 
 def positive_int(text: str) -> int:
-    number = _whole(text)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
-    return number
+    return _holding(_whole(text), lambda n: n >= 1, "must be 1 or more", text)
 
 
 def positive_float(text: str) -> float:
-    number = _finite(text)
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
-    return number
+    return _holding(_finite(text), lambda n: n > 0, "must be more than 0", text)
 
 
 def non_negative_float(text: str) -> float:
-    number = _finite(text)
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return _holding(_finite(text), lambda n: n >= 0, "must be 0 or more", text)
+
+
+def _holding(number: N, holds: Callable[[N], bool], wanted: str, text: str) -> N:
+    if not holds(number):
+        raise argparse.ArgumentTypeError(f"{wanted}, not {text}")
     return number
 
 

@@ -18,19 +18,12 @@ from hypothesis import strategies as st
 from serve_fixtures import ALL, EMPLOYER_NIP, assert_problem, contractor_body, ns, running
 
 from conformance.suite.support.hostile import HOSTILE_BODIES
+from conformance.suite.support.hostile import WRITES as ROBUSTNESS_WRITES
 from reference_impl.app import APPLICATION_KEYS
 from reference_impl.tokens import REPORT_RIGHT, mint_token
 from reports.receiver import Receiver
 
-WRITES = [
-    ("POST", "/v1/parties"),
-    ("PATCH", "/v1/parties"),
-    ("POST", "/v1/fixed-asset-documents"),
-    ("PATCH", "/v1/fixed-asset-documents"),
-    ("POST", "/v1/document-references"),
-    ("PATCH", "/v1/document-references"),
-    ("POST", "/v1/reports"),
-]
+WRITES = [*ROBUSTNESS_WRITES, ("POST", "/v1/reports")]
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,8 @@ from typing import Any
 
 import pytest
 
-from conformance.suite.support.hostile import HOSTILE_BODIES, HOSTILE_QUERIES
+from conformance.suite.support.hostile import HOSTILE_BODIES, HOSTILE_QUERIES, WRITES
 
-WRITES = [
-    ("POST", "/v1/parties"),
-    ("PATCH", "/v1/parties"),
-    ("POST", "/v1/fixed-asset-documents"),
-    ("PATCH", "/v1/fixed-asset-documents"),
-    ("POST", "/v1/document-references"),
-    ("PATCH", "/v1/document-references"),
-]
 # PATCH names what it changes: parameters of the right form, so that the body is what the target reads first
 PATCH_PARAMS = {"identifier": "urn:eris:robustness|1", "owner": "urn:eris:robustness|1"}
 

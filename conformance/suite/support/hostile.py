@@ -4,6 +4,16 @@ is silent) and the project's tests of the reference implementation send the same
 
 from __future__ import annotations
 
+WRITES = [
+    ("POST", "/v1/parties"),
+    ("PATCH", "/v1/parties"),
+    ("POST", "/v1/fixed-asset-documents"),
+    ("PATCH", "/v1/fixed-asset-documents"),
+    ("POST", "/v1/document-references"),
+    ("PATCH", "/v1/document-references"),
+]
+"""The operations that read a JSON body, POST /v1/reports aside (its Errors part lists 5xx among its answers)."""
+
 DEPTH = 64
 """The nesting the reference reads (profiles/strict_json.MAX_DEPTH); the bodies below go past it."""
 
