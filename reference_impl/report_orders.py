@@ -5,8 +5,8 @@ auth middleware) and 403 (no retrospective-report right); 400 for a body that is
 object; 404 when reportId is missing (also when only groupId is given) or names no report this
 installation produces ("report type not found"); 400 for every other fault of the order (a
 missing publicKeyPem, a Month outside 1..12, a storage the service cannot use...) listing the
-validator's issues; 501 for the storage types not delivered yet; 500 when the session key
-cannot be made or sealed. 429 comes from the gateway rate limit before any of these.
+validator's issues; 500 when the session key cannot be made or sealed. 429 comes from the gateway
+rate limit before any of these.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from reference_impl.report_worker import ReportWorker
 from reference_impl.state import Service
 from reference_impl.writes import Rejected, json_body, rejections_answered
 from reports.crypto import SessionKey, min_rsa_bits_for_session_key, seal_session_key
-from reports.delivery import StorageNotSupported, StorageRefused, delivery_target
+from reports.delivery import StorageRefused, delivery_target
 from reports.generate import ReportData
 
 __all__ = ["REPORTS", "ReportDesk", "order_report"]
@@ -106,8 +106,6 @@ async def order_report(request: web.Request, service: Service) -> web.Response:
             local_root=desk.local_root,
             http_policy=policy,
         )
-    except StorageNotSupported as refused:
-        raise Rejected(problem(501, str(refused))) from None
     except StorageRefused as refused:
         detail = str(refused) if "storage." in str(refused) else f"storage.connectionString: {refused}"
         raise Rejected(problem(400, detail, parameter="storage.connectionString")) from None

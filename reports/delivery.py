@@ -12,7 +12,13 @@ eris reads them so:
 - `local`: connectionString is a folder relative to the service's delivery root, `/`-separated
   (`""` is the root itself). The artifact is written atomically into that folder as
   `<executionId>.<format>[.gz].enc`.
-- `blob`, `smb`: accepted codes, not delivered to yet: an order naming them is refused with 501.
+- `blob`: an Azure Storage connection string with eris' `Container=` (and `Folder=`) keys, or a container SAS URL
+  (reports/blob_delivery.py); the blob appears when its block list is committed.
+- `smb`: `smb://[domain;]user:password@host[:port]/share[/folder]` (reports/smb_delivery.py); a `.part` file renamed
+  over the final name.
+
+Every target names the artifact `<executionId>.<format>[.gz].enc`, so a delivery made again replaces it: one
+artifact per order. The network targets (http, blob, smb) go only where the service's HttpPolicy lets them.
 
 A `local` folder that leads outside the root (an absolute path, `..`, a symbolic link pointing
 out) is refused when the order is placed; the artifact is written through directory descriptors that follow
@@ -24,128 +30,50 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import ipaddress
 import os
 import secrets
 import shutil
-import socket
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
 import yarl
-from aiohttp.abc import AbstractResolver
-from aiohttp.resolver import ThreadedResolver
+
+from reports.address_policy import (
+    DEFAULT_DENIED,
+    AddressRefused,
+    HttpPolicy,
+    PolicyResolver,
+    literal_refusal,
+    networks,
+)
+from reports.blob_delivery import BlobTarget, parse_blob_location
+from reports.delivery_base import DeliveryFailed, DeliveryTarget, StorageRefused
+from reports.smb_delivery import SmbTarget, parse_smb_location
 
 __all__ = [
     "DEFAULT_DENIED",
     "EXECUTION_ID_HEADER",
+    "STORAGE_TYPES",
     "AddressRefused",
+    "BlobTarget",
     "DeliveryFailed",
     "DeliveryTarget",
     "HttpPolicy",
     "HttpTarget",
     "LocalTarget",
-    "StorageNotSupported",
+    "SmbTarget",
     "StorageRefused",
     "delivery_target",
+    "networks",
 ]
 
 EXECUTION_ID_HEADER = "X-Eris-Execution-Id"
 OCTET_STREAM = "application/octet-stream"
-NOT_YET_DELIVERED = ("blob", "smb")
-
-
-class StorageRefused(ValueError):
-    """The order's storage cannot be used: its connectionString is malformed or leads outside the root."""
-
-
-class StorageNotSupported(StorageRefused):
-    """A storage type of the contract that this service does not deliver to (yet)."""
-
-
-class DeliveryFailed(Exception):
-    """One delivery attempt failed. `retryable`: worth trying again later (the receiver may recover)."""
-
-    def __init__(self, reason: str, *, retryable: bool = True) -> None:
-        super().__init__(reason)
-        self.retryable = retryable
-
-
-class DeliveryTarget(Protocol):
-    async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
-        """Deliver the artifact file, or raise DeliveryFailed."""
-
-
-DEFAULT_DENIED = (
-    "169.254.0.0/16",  # IPv4 link-local, the cloud metadata address 169.254.169.254 among them
-    "fe80::/10",  # IPv6 link-local
-    "fd00:ec2::254/128",  # AWS metadata over IPv6
-    "100.100.100.200/32",  # Alibaba Cloud metadata
-    "0.0.0.0/8",
-    "::/128",
-)
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-def networks(specs: Iterable[str]) -> tuple[Network, ...]:
-    """CIDR blocks (or single addresses); ValueError naming one that is not."""
-    found = []
-    for spec in specs:
-        try:
-            found.append(ipaddress.ip_network(spec, strict=False))
-        except ValueError:
-            raise ValueError(f"not an IP address or CIDR block: {spec!r}") from None
-    return tuple(found)
-
-
-@dataclass(frozen=True)
-class HttpPolicy:
-    """Where `http` deliveries may go: no address of `denied`; only addresses of `allowed` when it is not empty;
-    never `own` (the service's own listening address and port: an order must not make it call its own API)."""
-
-    denied: tuple[Network, ...] = networks(DEFAULT_DENIED)
-    allowed: tuple[Network, ...] = ()
-    own: frozenset[tuple[str, int]] = frozenset()
-
-    def refusal(self, address: str, port: int) -> str | None:
-        """Why `address`:`port` is refused, or None."""
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-        if any(ip in block for block in self.denied):
-            return f"{address} is an address deliveries never go to (link-local, metadata or unspecified)"
-        if self.allowed and not any(ip in block for block in self.allowed):
-            return f"{address} is outside the addresses deliveries may go to"
-        if (str(ip), port) in self.own or (ip.is_loopback and ("loopback", port) in self.own):
-            return f"{address}:{port} is this service's own address"
-        return None
-
-
-class AddressRefused(OSError):
-    """Every address of a delivery's host is refused by the HttpPolicy."""
-
-
-class _PolicyResolver(AbstractResolver):
-    """The system resolver, keeping only the addresses the policy allows (checked at each resolution)."""
-
-    def __init__(self, policy: HttpPolicy) -> None:
-        self._policy = policy
-        self._resolver: ThreadedResolver | None = None  # made on the loop that resolves
-
-    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET) -> Any:
-        self._resolver = self._resolver or ThreadedResolver()
-        found = await self._resolver.resolve(host, port, family)
-        kept = [entry for entry in found if self._policy.refusal(entry["host"], port) is None]
-        if not kept:
-            reasons = {self._policy.refusal(entry["host"], port) for entry in found}
-            raise AddressRefused(f"{host} resolves only to refused addresses: {'; '.join(sorted(map(str, reasons)))}")
-        return kept
-
-    async def close(self) -> None:
-        if self._resolver is not None:
-            await self._resolver.close()
+STORAGE_TYPES = ("blob", "http", "local", "smb")
+"""The storage.type codes of the contract; eris delivers to each."""
 
 
 @dataclass(frozen=True)
@@ -154,14 +82,14 @@ class HttpTarget:
     connect_timeout: float = 10.0
     read_timeout: float = 60.0
     """Seconds of silence from the receiver after which an attempt fails (not a limit on the whole upload)."""
-    policy: HttpPolicy = HttpPolicy()
+    policy: HttpPolicy = field(default_factory=HttpPolicy)
 
     async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout, sock_read=self.read_timeout)
         headers = {"Content-Type": OCTET_STREAM, EXECUTION_ID_HEADER: execution_id}
-        if refused := _literal_refusal(self.url, self.policy):
+        if refused := literal_refusal(self.url, self.policy):
             raise DeliveryFailed(refused, retryable=False)
-        connector = aiohttp.TCPConnector(resolver=_PolicyResolver(self.policy))
+        connector = aiohttp.TCPConnector(resolver=PolicyResolver(self.policy))
         try:
             async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
                 with artifact.open("rb") as body:  # streamed by aiohttp in chunks, never read whole
@@ -255,7 +183,7 @@ _MAX_NAME_BYTES = 255
 def delivery_target(
     storage_type: str, connection_string: str, *, local_root: Path | None, http_policy: HttpPolicy | None = None
 ) -> DeliveryTarget:
-    """The target an order's `storage` names; StorageRefused (StorageNotSupported) with a reason if none."""
+    """The target an order's `storage` names; StorageRefused with a reason if none."""
     if storage_type == "http":
         policy = http_policy or HttpPolicy()
         parts = urlsplit(connection_string)
@@ -269,7 +197,7 @@ def delivery_target(
             yarl.URL(connection_string)
         except ValueError as error:
             raise StorageRefused(f"storage.connectionString is not a URL the service can call: {error}") from None
-        if refused := _literal_refusal(connection_string, policy):
+        if refused := literal_refusal(connection_string, policy):
             raise StorageRefused(f"storage.connectionString: {refused}")
         return HttpTarget(connection_string, policy=policy)
     if storage_type == "local":
@@ -278,11 +206,14 @@ def delivery_target(
         target = LocalTarget(local_root, _relative_folder(connection_string))
         target.destination()  # refuses a folder that a symbolic link leads outside
         return target
-    if storage_type in NOT_YET_DELIVERED:
-        raise StorageNotSupported(
-            f"storage type {storage_type} is a code of the contract, but this service does not deliver to it yet; "
-            "use http or local"
-        )
+    if storage_type == "blob":
+        blob = BlobTarget(parse_blob_location(connection_string), policy=http_policy or HttpPolicy())
+        blob.check()
+        return blob
+    if storage_type == "smb":
+        smb = SmbTarget(parse_smb_location(connection_string), policy=http_policy or HttpPolicy())
+        smb.check()
+        return smb
     raise StorageRefused(f"storage.type must be one of blob, http, local, smb, not {storage_type!r}")
 
 
@@ -293,18 +224,6 @@ def _has_host_and_port(parts: Any) -> bool:
     except ValueError:
         return False
     return bool(parts.hostname)
-
-
-def _literal_refusal(url: str, policy: HttpPolicy) -> str | None:
-    """The policy's refusal of a URL whose host is an IP address (or localhost), known without resolving."""
-    parts = urlsplit(url)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    host = "127.0.0.1" if parts.hostname == "localhost" else parts.hostname or ""
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return None  # a name: its addresses are checked when it is resolved
-    return policy.refusal(host, port)
 
 
 def _relative_folder(connection_string: str) -> PurePosixPath:

@@ -182,11 +182,21 @@ def test_both_pem_headers_are_accepted(server, integrator_key):
     accepted(post(server, order(integrator_key, publicKeyPem=pkcs1)))
 
 
-@pytest.mark.parametrize("storage_type", ["blob", "smb"])
-def test_blob_and_smb_are_known_codes_answered_501(server, integrator_key, storage_type):
-    storage = {"type": storage_type, "connectionString": "DefaultEndpointsProtocol=https;AccountName=x"}
-    detail = assert_problem(post(server, order(integrator_key, storage=storage)), 501)["detail"]
-    assert storage_type in detail and "http or local" in detail
+@pytest.mark.parametrize(
+    ("storage_type", "connection_string"),
+    [
+        ("blob", "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=a2V5"),
+        ("blob", "https://integrator.blob.example/reports"),
+        ("smb", "smb://integrator.example/reports"),
+        ("smb", "\\\\integrator.example\\reports"),
+    ],
+)
+def test_a_blob_or_smb_storage_eris_cannot_use_is_400_naming_the_connection_string(
+    server, integrator_key, storage_type, connection_string
+):
+    storage = {"type": storage_type, "connectionString": connection_string}
+    problem = assert_problem(post(server, order(integrator_key, storage=storage)), 400, "storage.connectionString")
+    assert "a2V5" not in problem["detail"]
 
 
 def test_an_http_storage_that_is_not_a_url_is_400(server, integrator_key):
@@ -425,10 +435,10 @@ def test_an_allow_list_refuses_every_other_address_at_the_order_and_at_resolutio
         refused = post(server, order(integrator_key, "http://127.0.0.1:9/x"))
         assert "outside the addresses" in assert_problem(refused, 400)["detail"]
     # a host name is checked each time it is resolved (a name re-pointed after the order is caught too)
-    from reports.delivery import AddressRefused, HttpPolicy, _PolicyResolver, networks
+    from reports.address_policy import AddressRefused, HttpPolicy, PolicyResolver, networks
 
-    resolver = _PolicyResolver(HttpPolicy(allowed=networks(["10.0.0.0/8"])))
+    resolver = PolicyResolver(HttpPolicy(allowed=networks(["10.0.0.0/8"])))
     with pytest.raises(AddressRefused, match="refused addresses"):
         asyncio.run(resolver.resolve("localhost", 9))
-    allowing = _PolicyResolver(HttpPolicy(allowed=networks(["127.0.0.0/8"])))
+    allowing = PolicyResolver(HttpPolicy(allowed=networks(["127.0.0.0/8"])))
     assert {entry["host"] for entry in asyncio.run(allowing.resolve("localhost", 9))} == {"127.0.0.1"}
