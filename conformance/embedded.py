@@ -9,6 +9,7 @@ description's [receiver] table makes the suite listen there.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import tempfile
 import threading
@@ -64,6 +65,7 @@ class EmbeddedReference:
         self._folder = tempfile.TemporaryDirectory(prefix="eris-certify-")
         folder = Path(self._folder.name)
         self.receiver_port = free_port()
+        (folder / "local").mkdir()  # the suite reads local deliveries there from the first order on
         notify_urls = [f"http://{HOST}:{self.receiver_port}/notifications"]
         # As `eris serve` runs by default (rate limit included: the suite's client waits out a 429), with
         # the data in memory and `local` deliveries confined to this run's folder.
@@ -87,7 +89,9 @@ class EmbeddedReference:
             self.stop()
             raise
         self.base_url = f"http://{HOST}:{port}"
-        text = target_description(self.base_url, app[SERVICE].contract, app[APPLICATION_KEYS], notify_urls)
+        text = target_description(
+            self.base_url, app[SERVICE].contract, app[APPLICATION_KEYS], notify_urls, local_root=folder / "local"
+        )
         text += f'\n[receiver]\nhost = "{HOST}"\nport = {self.receiver_port}\n'
         self.description = folder / "target.toml"
         self.description.write_text(text, encoding="utf-8")
@@ -125,10 +129,17 @@ class EmbeddedReference:
                 self._folder = None
 
 
-def target_description(base_url: str, contract: Any, keys: Any, notify_urls: list[str]) -> str:
+def target_description(
+    base_url: str, contract: Any, keys: Any, notify_urls: list[str], *, local_root: Path | None = None
+) -> str:
     """The conformance target description (DESIGN.md) of a running reference implementation: its address,
     tokens minted with its application key `keys` (one with the report right, one without), the installation of
-    its `contract`, and whether it pushes notifications."""
+    its `contract`, whether it pushes notifications, and the storage types it delivers to besides http.
+
+    The reference delivers to blob and smb wherever the order points; they are declared when the suite can start
+    their stores on this machine (Azurite, Samba), so that a run without them is complete for what it declares.
+    `local` is declared with the delivery root as the folder the suite reads, when there is one."""
+    from conformance.stores import startable_stores
     from reference_impl.tokens import REPORT_RIGHT, mint_token
 
     def mint(subject: str, rights: list[str]) -> str:
@@ -151,6 +162,12 @@ def target_description(base_url: str, contract: Any, keys: Any, notify_urls: lis
         "",
         "[features]",
         f"notifications = {'true' if notify_urls else 'false'}",
-        "",
     ]
+    storage = [*startable_stores(), *(["local"] if local_root is not None else [])]
+    unavailable = sorted({"blob", "smb"} - set(storage))
+    if unavailable:
+        lines.append(f"# not declared: {', '.join(unavailable)} (the store cannot be started here: .ci/install-stores)")
+    lines += [f"storage = {json.dumps(sorted(storage))}", ""]
+    if local_root is not None:
+        lines += ["[storage.local]", f"path = {json.dumps(str(local_root))}", ""]
     return "\n".join(lines)

@@ -32,9 +32,11 @@ LEVELS = ("MUST", "SHOULD", "INFO")
 """MUST: the contract fixes it; SHOULD: it recommends it; INFO: it says it is not shown (never a failure)."""
 _ID = re.compile(r"ERIS-[A-Z0-9]+(?:-[A-Z0-9]+)*-[0-9]{3}")
 _FIELDS = ("id", "section", "text", "level")
-FEATURES = ("notifications",)
+FEATURES = ("notifications", "blob-storage", "local-storage", "smb-storage")
 """Optional features a target declares in its description ([features]): what the contract has an implementation do,
-but leaves the means open so that a suite cannot always exercise it (notifications: the push address is not shown)."""
+but leaves the means open so that a suite cannot always exercise it (notifications: the push address is not shown;
+the storage types blob, local and smb: which of the four codes an implementation delivers to, and the content of
+connectionString, are not shown; `[features] storage = ["blob", ...]` declares them)."""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["ReceiverSettings", "Target", "TargetError", "load_target"]
+__all__ = ["STORE_TYPES", "ReceiverSettings", "Target", "TargetError", "load_target"]
 
 
 class TargetError(ValueError):
@@ -37,11 +37,17 @@ class Target:
     notifications: bool = False
     delivery_timeout: float = 60.0
     """Seconds a report delivery or a notification is waited for, after runAt."""
+    storage: tuple[str, ...] = ()
+    """The storage types besides http the target delivers reports to ([features] storage): blob, local, smb."""
+    stores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The [storage.<type>] tables: how the suite reaches a store the target writes into, and the form of the
+    order's connectionString (conformance/stores/places.py reads them)."""
 
     @property
     def features(self) -> tuple[str, ...]:
         """The optional features (conformance.requirements.FEATURES) the target declares."""
-        return ("notifications",) if self.notifications else ()
+        notifications = ("notifications",) if self.notifications else ()
+        return notifications + tuple(f"{storage_type}-storage" for storage_type in self.storage)
 
 
 def load_target(
@@ -84,7 +90,25 @@ def load_target(
         ),
         notifications=bool(features.get("notifications", False)),
         delivery_timeout=float(timeout),
+        storage=_storage_types(features.get("storage", []), path),
+        stores={name: _table(_table(table, "storage", path), name, path) for name in STORE_TYPES},
     )
+
+
+STORE_TYPES = ("blob", "local", "smb")
+"""Storage types a target may declare besides http, which every target delivers to (the suite's end-to-end orders
+use it)."""
+
+
+def _storage_types(declared: Any, path: Path | str | None) -> tuple[str, ...]:
+    if not isinstance(declared, list) or not all(isinstance(item, str) for item in declared):
+        raise TargetError(f'{path}: [features] storage must be a list of storage types, for example ["blob", "smb"]')
+    unknown = sorted(set(declared) - {*STORE_TYPES, "http"})
+    if unknown:
+        raise TargetError(
+            f"{path}: [features] storage names {unknown}: the contract's types are blob, http, local, smb"
+        )
+    return tuple(storage_type for storage_type in STORE_TYPES if storage_type in declared)
 
 
 def _table(document: dict[str, Any], name: str, path: Path | str | None) -> dict[str, Any]:

@@ -267,7 +267,12 @@ async def _serve(app: web.Application, args: argparse.Namespace) -> int:
         if args.write_config:
             from reference_impl.state import SERVICE
 
-            text = target_description(base_url, app[SERVICE].contract, app[APPLICATION_KEYS], args.notify_url)
+            local_root = Path(args.local_root).resolve() if args.local_root else None
+            if local_root is not None:
+                local_root.mkdir(parents=True, exist_ok=True)  # the suite reads it before the first delivery
+            text = target_description(
+                base_url, app[SERVICE].contract, app[APPLICATION_KEYS], args.notify_url, local_root=local_root
+            )
             Path(args.write_config).write_text(text, encoding="utf-8")
         print(f"eris serve: listening on {base_url} (database {args.db}); Ctrl-C stops", flush=True)
         stopped = asyncio.Event()

@@ -5,10 +5,11 @@ from __future__ import annotations
 import getpass
 import secrets
 import subprocess
+from pathlib import Path
 
 from conformance.stores.process import StoreProcess, StoreUnavailable, find_executable, free_port
 
-__all__ = ["Samba"]
+__all__ = ["Samba", "smbd_executable"]
 
 INSTALL_HINT = "Samba is not installed: run .ci/install-stores, or `apt-get install samba`, or set ERIS_SMBD"
 SHARE = "reports"
@@ -62,7 +63,8 @@ class Samba:
         return self._process.pid
 
     @property
-    def folder(self):  # -> Path: the share's folder on this machine
+    def folder(self) -> Path:
+        """The share's folder on this machine."""
         return self._process.folder / "share"
 
     def url(self, folder: str = "") -> str:
@@ -70,7 +72,7 @@ class Samba:
         return f"smb://{self.username}:{self.password}@{self.host}:{self.port}/{self.share}/{folder}".rstrip("/")
 
     def start(self) -> Samba:
-        smbd = find_executable("smbd", "ERIS_SMBD", *map(_sbin, ["smbd"]))
+        smbd = smbd_executable()
         if smbd is None:
             raise StoreUnavailable(INSTALL_HINT)
         config = self._process.folder / "smb.conf"
@@ -112,13 +114,13 @@ class Samba:
         self.close()
 
 
-def _sbin(name: str):  # -> Path
-    from pathlib import Path
+def smbd_executable() -> str | None:
+    return find_executable("smbd", "ERIS_SMBD", _sbin("smbd"))
 
+
+def _sbin(name: str) -> Path:
     return Path("/usr/sbin") / name
 
 
-def _bin_beside(executable: str, name: str):  # -> Path
-    from pathlib import Path
-
+def _bin_beside(executable: str, name: str) -> Path:
     return Path(executable).parent / name

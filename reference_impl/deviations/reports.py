@@ -370,8 +370,11 @@ def format_ignored(app: web.Application, settings: Any) -> None:
 # -- delivery, the gateway ----------------------------------------------------------------------------------------
 
 
-def _replace_http_targets(app: web.Application, target_for: Callable[[DeliveryTarget], DeliveryTarget]) -> None:
-    """Orders whose storage is http are delivered to `target_for(the target the worker would use)`."""
+def _replace_targets(
+    app: web.Application, target_for: Callable[[DeliveryTarget], DeliveryTarget], storage_types: tuple[str, ...]
+) -> None:
+    """Orders whose storage type is one of `storage_types` are delivered to `target_for(the target the worker
+    would use)`."""
 
     def replace(app: web.Application) -> None:
         worker = app[REPORT_WORKER]
@@ -379,11 +382,15 @@ def _replace_http_targets(app: web.Application, target_for: Callable[[DeliveryTa
 
         def changed_target(storage_type: str, connection_string: str, **options: Any) -> DeliveryTarget:
             target = target_of(storage_type, connection_string, **options)
-            return target_for(target) if storage_type == "http" else target
+            return target_for(target) if storage_type in storage_types else target
 
         worker.delivery_target = changed_target
 
     on_startup(app, replace)
+
+
+def _replace_http_targets(app: web.Application, target_for: Callable[[DeliveryTarget], DeliveryTarget]) -> None:
+    _replace_targets(app, target_for, ("http",))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -399,6 +406,46 @@ class _NowhereTarget:
 )
 def no_http_delivery(app: web.Application, settings: Any) -> None:
     _replace_http_targets(app, lambda target: _NowhereTarget())
+
+
+def _nowhere(storage_type: str) -> Callable[[web.Application, Any], None]:
+    def install(app: web.Application, settings: Any) -> None:
+        _replace_targets(app, lambda target: _NowhereTarget(), (storage_type,))
+
+    return install
+
+
+no_blob_delivery = deviation(
+    "no-blob-delivery",
+    "orders with blob storage are generated and marked delivered, but nothing is written into the container",
+    breaks="ERIS-REPORT-020",
+)(_nowhere("blob"))
+no_smb_delivery = deviation(
+    "no-smb-delivery",
+    "orders with smb storage are generated and marked delivered, but nothing is written into the share",
+    breaks="ERIS-REPORT-021",
+)(_nowhere("smb"))
+no_local_delivery = deviation(
+    "no-local-delivery",
+    "orders with local storage are generated and marked delivered, but nothing is written into the folder",
+    breaks="ERIS-REPORT-022",
+)(_nowhere("local"))
+
+
+@dataclasses.dataclass(frozen=True)
+class _RenamedTarget:
+    inner: DeliveryTarget
+
+    async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
+        await self.inner.deliver(artifact, execution_id=execution_id, file_name=f"report-{execution_id[:8]}.bin")
+
+
+@deviation(
+    "store-artifact-named-otherwise",
+    "artifacts written into blob, smb and local stores are named report-<id>.bin (the contract shows no name)",
+)
+def store_artifact_named_otherwise(app: web.Application, settings: Any) -> None:
+    _replace_targets(app, _RenamedTarget, ("blob", "smb", "local"))
 
 
 @deviation(

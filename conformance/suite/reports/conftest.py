@@ -49,3 +49,14 @@ def valid_order(refusal_key: rsa.RSAPrivateKey, receiver: Any, company_tax_no: s
     """A complete, valid order (its key shared by the refusal tests), so that a test changes one thing."""
     name = f"refused-{uuid.uuid4().hex[:12]}"
     return order_body(public_key_pem(refusal_key), receiver.delivery_url(name), company_tax_no, period)
+
+
+@pytest.fixture(scope="session")
+def stores(target: Any):
+    """The stores the target delivers into besides http, each provided on first use (started by the suite, or
+    reached as [storage.<type>] says), closed at the end of the run."""
+    from conformance.stores.places import Stores
+
+    provided = Stores(target.stores, host=target.receiver.host)
+    yield provided
+    provided.close()

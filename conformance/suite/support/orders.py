@@ -31,12 +31,13 @@ def order_body(
     format_: str = "parquet",
     compression: bool | None = None,
     run_at: datetime | None = None,
+    storage_type: str = "http",
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "format": format_,
         "publicKeyPem": public_pem,
         "runAt": utc_text(run_at or datetime.now(UTC)),
-        "storage": {"type": "http", "connectionString": connection_string},
+        "storage": {"type": storage_type, "connectionString": connection_string},
         "parameters": {"CompanyTaxNo": company, "Year": period[0], "Month": period[1]},
     }
     if report_id is not None:

@@ -1,0 +1,139 @@
+"""Conformance of report delivery into the stores a target declares besides http (`[features] storage`): blob,
+smb, local. "generation finished, storage.type is an object store: encrypted artifact written into the
+integrator's storage; the integrator downloads it."
+
+The suite provides each store (starts Azurite or Samba, or reaches the one `[storage.<type>]` names), orders a
+report into a fresh folder of it, downloads what appears there and opens it by the contract's steps, as for http.
+What the contract leaves open never fails: the content of connectionString (the description's form, eris' own by
+default), the artifact's name (any file that appears counts), other files beside it. A type the target does not
+declare is not offered: its requirement is not applicable, never failed.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from cryptography.exceptions import InvalidTag
+
+from conformance.suite.support.orders import REPORTS, answered, order_body
+from conformance.suite.support.reports import (
+    decode_base64,
+    explain_artifact,
+    open_artifact,
+    open_session_key,
+    read_report,
+)
+from reports.keys import generate_key_pair, public_key_pem
+
+STORE_REQUIREMENTS = {"blob": "ERIS-REPORT-020", "smb": "ERIS-REPORT-021", "local": "ERIS-REPORT-022"}
+POLL_SECONDS = 0.25
+STORES = [
+    pytest.param(storage_type, marks=pytest.mark.requirement(requirement, "ERIS-CRYPT-004"), id=storage_type)
+    for storage_type, requirement in STORE_REQUIREMENTS.items()
+]
+
+
+@pytest.mark.parametrize("storage_type", STORES)
+def test_an_order_into_a_declared_store_is_written_into_it(
+    storage_type: str,
+    target: Any,
+    stores: Any,
+    api: Any,
+    report_token: str,
+    company_tax_no: str,
+    period: tuple[str, str],
+    findings: Any,
+) -> None:
+    """An order (parquet, no compression, runAt now, a fresh RSA key) whose storage is a fresh folder of the store
+    is accepted with 202, and within the delivery timeout a file appears in that folder which opens with the
+    session key as ciphertext then tag, into a parquet file with rows."""
+    from conformance.stores import StoreUnavailable
+    from conformance.stores.places import StoreSettingsError
+
+    requirement = STORE_REQUIREMENTS[storage_type]
+    if storage_type not in target.storage:
+        pytest.skip(f"not offered: the target description does not declare {storage_type} in [features] storage")
+    try:
+        place = stores.place(storage_type)
+    except (StoreUnavailable, StoreSettingsError) as missing:
+        pytest.skip(f"the suite cannot provide the {storage_type} store the target declares: {missing}")
+    key = generate_key_pair()  # a new key pair for each order (the contract's key hygiene)
+    ordered_at = time.time()
+    body = order_body(
+        public_key_pem(key),
+        place.connection_string,
+        company_tax_no,
+        period,
+        run_at=datetime.now(UTC),
+        storage_type=storage_type,
+    )
+    response = api.post(REPORTS, json=body, token=report_token)
+    if response.status_code != 202:
+        findings.add(
+            requirement,
+            f"the target declares {storage_type} storage, but an order into {place.where} was answered "
+            f"{answered(response)}",
+        )
+        findings.check()
+    try:
+        session = open_session_key(key, decode_base64(response.json().get("encryptedSessionKey")))
+    except (ValueError, AttributeError) as error:
+        pytest.skip(f"cannot check: the session key of the 202 does not open ({error}); the http orders report it")
+    deadline = ordered_at + target.delivery_timeout
+    found: dict[str, bytes] = {}
+    while True:
+        found = _files(place)
+        opened = _first_that_opens(session, found)
+        if opened is not None or time.time() > deadline:
+            break
+        time.sleep(POLL_SECONDS)
+    if opened is None:
+        if not found:
+            findings.add(
+                requirement,
+                f"nothing was written into {place.where} within {target.delivery_timeout:g} s of runAt "
+                f"(storage.connectionString {_without_secrets(place.connection_string)!r})",
+            )
+        else:
+            name, artifact = max(found.items(), key=lambda item: len(item[1]))
+            findings.add(
+                "ERIS-CRYPT-004",
+                f"{place.where}{name} ({len(artifact)} bytes) is not the encrypted artifact: "
+                f"{explain_artifact(session, artifact)}",
+            )
+        findings.check()
+    name, plaintext = opened
+    try:
+        report = read_report(plaintext, "parquet")
+    except ValueError as error:
+        findings.add("ERIS-REPORT-001", f"{place.where}{name} decrypts, but not into a parquet file: {error}")
+    else:
+        if report.rows <= 0:
+            findings.add("ERIS-REPORT-001", f"{place.where}{name} holds a report without rows ({report.description})")
+    findings.check()
+
+
+def _files(place: Any) -> dict[str, bytes]:
+    try:
+        return place.files()
+    except Exception:  # a store read that fails now (a folder being made) is tried again at the next poll
+        return {}
+
+
+def _first_that_opens(session: bytes, found: dict[str, bytes]) -> tuple[str, bytes] | None:
+    for name, data in sorted(found.items()):
+        try:
+            return name, open_artifact(session, data)
+        except (InvalidTag, ValueError):
+            continue  # another file, or the artifact not yet whole
+    return None
+
+
+def _without_secrets(connection_string: str) -> str:
+    """The connectionString as a report may show it: key and password values replaced."""
+    hidden = re.sub(r"(?i)(AccountKey|SharedAccessSignature|sig)=[^;&]*", r"\1=***", connection_string)
+    return re.sub(r"(smb://[^:/@]*:)[^@]*@", r"\1***@", hidden)
