@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import functools
 import os
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from schemas import load_schemas
 __all__ = ["add_commands"]
 
 ENV_TOKEN = "ERIS_TOKEN"
+ENV_CONNECTION_STRING = "ERIS_CONNECTION_STRING"
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -98,6 +101,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     report.add_argument(
         "--timeout", type=positive_float, default=300.0, help="seconds to wait for the delivery after runAt"
+    )
+    report.add_argument(
+        "--storage",
+        choices=("http", "blob", "smb"),
+        default="http",
+        help="http (default): a local receiver takes the delivery; blob, smb: the service writes into the store "
+        "--connection-string names, and eris fetches the artifact from there",
+    )
+    report.add_argument(
+        "--connection-string",
+        metavar="STRING|@FILE",
+        help=f"storage.connectionString for blob or smb, in eris' form (README); @FILE reads it from a file, "
+        f"${ENV_CONNECTION_STRING} also gives it (keeps the credential out of the process list). It must also "
+        "allow eris to list and read the folder",
     )
     report.add_argument("--receiver-host", default="127.0.0.1")
     report.add_argument("--receiver-port", type=port, default=0, help="0: any free port")
@@ -247,8 +264,10 @@ def _target(args: argparse.Namespace) -> tuple[str, str | None]:
 def run_report(args: argparse.Namespace) -> int:
     from reports.client import OrderRefused
     from reports.crypto import ArtifactRejected
-    from reports.integrator import obtain_report, utc_now_text
+    from reports.delivery_base import StorageRefused
+    from reports.integrator import ReceiverDelivery, StoreDelivery, obtain_report, utc_now_text
     from reports.receiver import Receiver
+    from reports.store_fetch import store_reader
 
     if args.month not in LIMITS.month:
         return fail(f"--month must be from {LIMITS.month}, not {args.month}")
@@ -268,17 +287,27 @@ def run_report(args: argparse.Namespace) -> int:
         order["groupId"] = args.group_id
     out = Path(args.out or f"{args.report_id}-{args.year}-{args.month:02d}.{args.format}")
     timeout = args.timeout + max(0.0, _seconds_until(run_at))
+    connection_string = ""
+    if args.storage != "http":
+        try:
+            connection_string = _connection_string(args.connection_string)
+            store_reader(args.storage, connection_string).close()  # a string eris cannot read: refused before ordering
+        except (ValueError, StorageRefused) as refused:
+            return fail(f"--connection-string: {refused}")
+    obtain = functools.partial(
+        obtain_report, base_url=base_url, token=token, order=order, output=out, timeout=timeout, progress=_progress
+    )
     try:
-        with Receiver(host=args.receiver_host, port=args.receiver_port, public_url=args.public_url) as receiver:
-            outcome = obtain_report(
-                base_url=base_url,
-                token=token,
-                order=order,
-                receiver=receiver,
-                output=out,
-                timeout=timeout,
-                progress=_progress,
-            )
+        if args.storage == "http":
+            with Receiver(host=args.receiver_host, port=args.receiver_port, public_url=args.public_url) as receiver:
+                outcome = obtain(delivery=ReceiverDelivery(receiver))
+        else:
+            with tempfile.TemporaryDirectory(prefix="eris-report-") as workdir:
+                delivery = StoreDelivery(args.storage, connection_string, workdir=Path(workdir))
+                try:
+                    outcome = obtain(delivery=delivery)
+                finally:
+                    delivery.close()
     except OrderRefused as refused:
         return fail(f"the order was refused: {refused}", 1)
     except ArtifactRejected as rejected:
@@ -294,6 +323,20 @@ def run_report(args: argparse.Namespace) -> int:
         f"(executionId {outcome.execution_id}; artifact {outcome.artifact_bytes:,} bytes, tag verified)"
     )
     return 0
+
+
+def _connection_string(given: str | None) -> str:
+    """--connection-string's value, the file it names with @, or $ERIS_CONNECTION_STRING; ValueError if none."""
+    if given is None:
+        given = os.environ.get(ENV_CONNECTION_STRING)
+    if not given:
+        raise ValueError(f"--storage blob or smb needs --connection-string (or ${ENV_CONNECTION_STRING})")
+    if given.startswith("@"):
+        try:
+            return Path(given[1:]).read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise ValueError(f"--connection-string {given}: {error.strerror}") from None
+    return given
 
 
 def _seconds_until(run_at: str) -> float:

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -20,6 +21,7 @@ from serve_fixtures import running
 from conformance.cli import main
 from conformance.embedded import target_description
 from reference_impl.app import APPLICATION_KEYS
+from reference_impl.report_orders import REPORTS
 from reference_impl.seed import OWN_ORGANIZATION_NIP
 from reference_impl.state import SERVICE
 from reference_impl.tokens import REPORT_RIGHT, mint_token
@@ -184,6 +186,56 @@ def test_report_says_why_an_order_is_refused(server, tmp_path, capsys):
     assert "403" in capsys.readouterr().err
     assert main([*arguments, "--month", "13"]) == 2
     assert not list(tmp_path.iterdir())
+
+
+def test_report_into_blob_storage_fetches_decrypts_and_saves(server, azurite, tmp_path, capsys):
+    from azure.storage.blob import BlobServiceClient
+
+    container = f"report-cli-{uuid.uuid4().hex[:8]}"
+    BlobServiceClient.from_connection_string(azurite.connection_string).create_container(container)
+    out = tmp_path / "blob.parquet"
+    arguments = ["report", "--target", server.url, "--token", _token(server), "--company", OWN_ORGANIZATION_NIP]
+    arguments += ["--year", "2024", "--month", "10", "--out", str(out), "--storage", "blob"]
+    connection = f"{azurite.connection_string}Container={container};Folder=monthly"
+    assert main([*arguments, "--connection-string", connection]) == 0
+    assert pq.read_table(out).num_rows > 0
+    captured = capsys.readouterr()
+    assert f"saved {out}" in captured.out and "AccountKey" not in captured.err
+
+
+def test_report_into_an_smb_share_takes_the_connection_string_from_the_environment(
+    server, samba, tmp_path, capsys, monkeypatch
+):
+    out = tmp_path / "smb.csv"
+    monkeypatch.setenv("ERIS_CONNECTION_STRING", samba.url(f"cli-{uuid.uuid4().hex[:8]}"))
+    arguments = ["report", "--target", server.url, "--token", _token(server), "--company", OWN_ORGANIZATION_NIP]
+    arguments += ["--year", "2024", "--month", "3", "--format", "csv", "--out", str(out), "--storage", "smb"]
+    assert main(arguments) == 0
+    assert out.read_text().count("\n") > 1
+    assert samba.password not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("storage", "connection", "message"),
+    [
+        ("blob", None, "needs --connection-string"),
+        ("blob", "AccountName=a;AccountKey=a2V5", "Container"),
+        ("smb", "smb://host/share", "user:password@"),
+        ("smb", "@/nonexistent/connection", "No such file"),
+    ],
+)
+def test_report_into_a_store_names_a_bad_connection_string_before_ordering(
+    server, tmp_path, capsys, monkeypatch, storage, connection, message
+):
+    monkeypatch.delenv("ERIS_CONNECTION_STRING", raising=False)
+    arguments = ["report", "--target", server.url, "--token", _token(server), "--company", OWN_ORGANIZATION_NIP]
+    arguments += ["--year", "2024", "--month", "1", "--storage", storage, "--out", str(tmp_path / "x.parquet")]
+    arguments += ["--connection-string", connection] if connection else []
+    orders = server.app[REPORTS].queue.db
+    before = orders.execute("SELECT count(*) FROM report_order").fetchone()[0]
+    assert main(arguments) == 2
+    assert message in capsys.readouterr().err
+    assert orders.execute("SELECT count(*) FROM report_order").fetchone()[0] == before
 
 
 def test_report_without_a_target_says_how_to_name_one(capsys):
