@@ -51,6 +51,8 @@ def _keywords(schema: Any) -> Iterator[str | bool]:
         yield False
     elif isinstance(schema, dict):
         for keyword, value in schema.items():
+            if keyword.startswith("x-"):
+                continue  # an extension of eris (notes for people), never a validation keyword
             yield keyword
             children = value.values() if keyword in _NAMED_CHILDREN and isinstance(value, dict) else [value]
             for child in children if keyword not in ("enum", "const", "required", "default") else []:
