@@ -30,7 +30,7 @@ from reports.delivery_base import DeliveryFailed, StorageRefused
 
 __all__ = ["BLOCK_BYTES", "BlobLocation", "BlobTarget", "parse_blob_location"]
 
-BLOCK_BYTES = 8 << 20
+BLOCK_BYTES = 4 << 20
 """Bytes of one staged block: large enough for few round trips, small enough to keep memory flat."""
 BLOCKS_IN_FLIGHT = 4
 _CONTAINER = re.compile(r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}")
