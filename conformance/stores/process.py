@@ -54,9 +54,12 @@ class StoreProcess:
         if self.running:
             return
         with self.log.open("ab") as log:
-            self._process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
+            try:
+                self._process = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                )
+            except OSError as error:
+                raise StoreUnavailable(f"{self.name} cannot be started ({command[0]}): {error.strerror}") from None
         deadline = time.monotonic() + startup_timeout
         while not port_answers(self.host, self.port):
             if self._process.poll() is not None or time.monotonic() > deadline:
@@ -83,9 +86,13 @@ class StoreProcess:
 
 
 def find_executable(name: str, env: str, *candidates: Path) -> str | None:
-    """The executable `name`: the path in $`env`, else on PATH, else the first candidate that exists."""
+    """The executable `name`: the path in $`env`, else on PATH, else the first candidate that exists.
+    StoreUnavailable when $`env` names something that is not an executable (a typo must not pass unseen)."""
     if os.environ.get(env):
-        return os.environ[env]
+        given = os.environ[env]
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise StoreUnavailable(f"${env} names {given}, which is not an executable file")
+        return given
     found = shutil.which(name)
     if found:
         return found

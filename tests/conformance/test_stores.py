@@ -1,0 +1,54 @@
+"""The store servers the suite and the tests start (conformance/stores): on a free loopback port, stopped by process
+id with nothing left behind, restartable on the same port with their data, and a clear refusal where one is missing."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from store_fixtures import provided
+
+from conformance.stores import Azurite, Samba, StoreUnavailable
+from conformance.stores.process import port_answers
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # a zombie still answers kill(pid, 0): it is gone once its state is Z or it has no status
+    try:
+        return "State:\tZ" in open(f"/proc/{pid}/status").read()
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.parametrize("kind", [Azurite, Samba], ids=["azurite", "samba"])
+def test_a_store_stops_by_its_pid_and_leaves_nothing(kind):
+    store = kind()
+    with provided(store):
+        pid, port, folder = store.pid, store.port, store._process.folder
+        assert pid and port_answers("127.0.0.1", port) and folder.is_dir()
+        store.stop()
+        assert _gone(pid) and not port_answers("127.0.0.1", port)
+        store.start()  # the same port again, for outage tests
+        assert store.pid != pid and port_answers("127.0.0.1", port)
+        second = store.pid
+    assert _gone(second) and not folder.exists() and not port_answers("127.0.0.1", port)
+
+
+def test_a_share_keeps_its_files_across_a_restart(samba):
+    (samba.folder / "kept.txt").write_text("still here")
+    samba.stop()
+    samba.start()
+    assert (samba.folder / "kept.txt").read_text() == "still here"
+
+
+@pytest.mark.parametrize(("kind", "variable"), [(Azurite, "ERIS_AZURITE"), (Samba, "ERIS_SMBD")])
+def test_a_store_named_wrongly_is_refused_saying_which_variable(kind, variable, monkeypatch, tmp_path):
+    monkeypatch.setenv(variable, str(tmp_path / "missing"))
+    store = kind()
+    with pytest.raises(StoreUnavailable, match=f"\\${variable} names .*missing"):
+        store.start()
+    store.close()
