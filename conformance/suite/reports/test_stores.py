@@ -58,88 +58,76 @@ def order_into_store(
     findings: Any,
 ) -> Any:
     def order_into(storage_type: str, requirement: str) -> None:
-        _order_into(storage_type, requirement, target, stores, api, report_token, company_tax_no, period, findings)
+        """An order (parquet, no compression, runAt now, a fresh RSA key) whose storage is a fresh folder of the store
+        is accepted with 202, and within the delivery timeout a file appears in that folder which opens with the
+        session key as ciphertext then tag, into a parquet file with rows."""
+        from conformance.stores import StoreUnavailable
+        from conformance.stores.places import StoreSettingsError
 
-    return order_into
-
-
-def _order_into(
-    storage_type: str,
-    requirement: str,
-    target: Any,
-    stores: Any,
-    api: Any,
-    report_token: str,
-    company_tax_no: str,
-    period: tuple[str, str],
-    findings: Any,
-) -> None:
-    """An order (parquet, no compression, runAt now, a fresh RSA key) whose storage is a fresh folder of the store
-    is accepted with 202, and within the delivery timeout a file appears in that folder which opens with the
-    session key as ciphertext then tag, into a parquet file with rows."""
-    from conformance.stores import StoreUnavailable
-    from conformance.stores.places import StoreSettingsError
-
-    if storage_type not in target.storage:
-        pytest.skip(f"not offered: the target description does not declare {storage_type} in [features] storage")
-    try:
-        place = stores.place(storage_type)
-    except (StoreUnavailable, StoreSettingsError) as missing:
-        pytest.skip(f"the suite cannot provide the {storage_type} store the target declares: {missing}")
-    key = generate_key_pair()  # a new key pair for each order (the contract's key hygiene)
-    ordered_at = time.time()
-    body = order_body(
-        public_key_pem(key),
-        place.connection_string,
-        company_tax_no,
-        period,
-        run_at=datetime.now(UTC),
-        storage_type=storage_type,
-    )
-    response = api.post(REPORTS, json=body, token=report_token)
-    if response.status_code != 202:
-        findings.add(
-            requirement,
-            f"the target declares {storage_type} storage, but an order into {place.where} was answered "
-            f"{answered(response)}",
+        if storage_type not in target.storage:
+            pytest.skip(f"not offered: the target description does not declare {storage_type} in [features] storage")
+        try:
+            place = stores.place(storage_type)
+        except (StoreUnavailable, StoreSettingsError) as missing:
+            pytest.skip(f"the suite cannot provide the {storage_type} store the target declares: {missing}")
+        key = generate_key_pair()  # a new key pair for each order (the contract's key hygiene)
+        ordered_at = time.time()
+        body = order_body(
+            public_key_pem(key),
+            place.connection_string,
+            company_tax_no,
+            period,
+            run_at=datetime.now(UTC),
+            storage_type=storage_type,
         )
-        findings.check()
-    try:
-        session = open_session_key(key, decode_base64(response.json().get("encryptedSessionKey")))
-    except (ValueError, AttributeError) as error:
-        pytest.skip(f"cannot check: the session key of the 202 does not open ({error}); the http orders report it")
-    deadline = ordered_at + target.delivery_timeout
-    found: dict[str, bytes] = {}
-    while True:
-        found = _files(place)
-        opened = _first_that_opens(session, found)
-        if opened is not None or time.time() > deadline:
-            break
-        time.sleep(POLL_SECONDS)
-    if opened is None:
-        if not found:
+        response = api.post(REPORTS, json=body, token=report_token)
+        if response.status_code != 202:
             findings.add(
                 requirement,
-                f"nothing was written into {place.where} within {target.delivery_timeout:g} s of runAt "
-                f"(storage.connectionString {_without_secrets(place.connection_string)!r})",
+                f"the target declares {storage_type} storage, but an order into {place.where} was answered "
+                f"{answered(response)}",
             )
+            findings.check()
+        try:
+            session = open_session_key(key, decode_base64(response.json().get("encryptedSessionKey")))
+        except (ValueError, AttributeError) as error:
+            pytest.skip(f"cannot check: the session key of the 202 does not open ({error}); the http orders report it")
+        deadline = ordered_at + target.delivery_timeout
+        found: dict[str, bytes] = {}
+        while True:
+            found = _files(place)
+            opened = _first_that_opens(session, found)
+            if opened is not None or time.time() > deadline:
+                break
+            time.sleep(POLL_SECONDS)
+        if opened is None:
+            if not found:
+                findings.add(
+                    requirement,
+                    f"nothing was written into {place.where} within {target.delivery_timeout:g} s of runAt "
+                    f"(storage.connectionString {_without_secrets(place.connection_string)!r})",
+                )
+            else:
+                name, artifact = max(found.items(), key=lambda item: len(item[1]))
+                findings.add(
+                    "ERIS-CRYPT-004",
+                    f"{place.where}{name} ({len(artifact)} bytes) is not the encrypted artifact: "
+                    f"{explain_artifact(session, artifact)}",
+                )
+            findings.check()
+        name, plaintext = opened
+        try:
+            report = read_report(plaintext, "parquet")
+        except ValueError as error:
+            findings.add("ERIS-REPORT-001", f"{place.where}{name} decrypts, but not into a parquet file: {error}")
         else:
-            name, artifact = max(found.items(), key=lambda item: len(item[1]))
-            findings.add(
-                "ERIS-CRYPT-004",
-                f"{place.where}{name} ({len(artifact)} bytes) is not the encrypted artifact: "
-                f"{explain_artifact(session, artifact)}",
-            )
+            if report.rows <= 0:
+                findings.add(
+                    "ERIS-REPORT-001", f"{place.where}{name} holds a report without rows ({report.description})"
+                )
         findings.check()
-    name, plaintext = opened
-    try:
-        report = read_report(plaintext, "parquet")
-    except ValueError as error:
-        findings.add("ERIS-REPORT-001", f"{place.where}{name} decrypts, but not into a parquet file: {error}")
-    else:
-        if report.rows <= 0:
-            findings.add("ERIS-REPORT-001", f"{place.where}{name} holds a report without rows ({report.description})")
-    findings.check()
+
+    return order_into
 
 
 def _files(place: Any) -> dict[str, bytes]:
