@@ -511,6 +511,9 @@ def test_an_unreachable_target_is_exit_2_with_the_reason_in_one_line(tmp_path, c
         ('[target]\ntoken = "t"\n', "no target"),
         ('[target]\nbase_url = "ftp://x"\n', "must be an absolute http(s) URL"),
         ('target = "x"\n', "[target] must be a table"),
+        ('[target]\nbase_url = "http://x"\n[features]\nstorage = "blob"\n', "storage must be a list"),
+        ('[target]\nbase_url = "http://x"\n[features]\nstorage = ["ftp"]\n', "names ['ftp']"),
+        ('[target]\nbase_url = "http://x"\nstorage = 1\n[storage]\nblob = 2\n', "[blob] must be a table"),
     ],
 )
 def test_a_bad_target_description_is_exit_2_in_one_line(tmp_path, capsys, content, reason):

@@ -3,11 +3,14 @@ id with nothing left behind, restartable on the same port with their data, and a
 
 from __future__ import annotations
 
+import json
 import os
+import re
 
 import pytest
 from store_fixtures import provided
 
+from conformance.embedded import EmbeddedReference
 from conformance.stores import Azurite, Samba, StoreUnavailable
 from conformance.stores.process import port_answers
 
@@ -52,3 +55,31 @@ def test_a_store_named_wrongly_is_refused_saying_which_variable(kind, variable, 
     with pytest.raises(StoreUnavailable, match=f"\\${variable} names .*missing"):
         store.start()
     store.close()
+
+
+def test_the_embedded_reference_is_certified_for_every_storage_type(tmp_path, azurite, samba, capsys):
+    """The suite's store tests against the reference: the stores started by the suite, each type its requirement."""
+    from conformance.cli import main
+
+    out = tmp_path / "certification"
+    assert main(["certify", "--report-dir", str(out), "-k", "test_stores", "--quiet"]) == 3  # a selection: incomplete
+    document = json.loads((out / "certification.json").read_text("utf-8"))
+    assert {"blob-storage", "local-storage", "smb-storage"} <= set(document["summary"]["features"])
+    status = {entry["id"]: entry["status"] for entry in document["requirements"]}
+    assert [status[f"ERIS-REPORT-02{n}"] for n in range(3)] == ["passed"] * 3
+
+
+def test_a_target_not_declaring_a_store_gets_its_requirement_not_applicable(tmp_path):
+    """A storage type the description does not declare is not offered: not applicable, never failed or skipped."""
+    from conformance.cli import main
+
+    with EmbeddedReference() as reference:
+        description = reference.description.read_text("utf-8")
+        described = tmp_path / "target.toml"
+        described.write_text(re.sub(r"(?m)^storage = .*$", 'storage = ["local"]', description), encoding="utf-8")
+        out = tmp_path / "certification"
+        main(["certify", "--config", str(described), "--report-dir", str(out), "-k", "test_stores", "--quiet"])
+    document = json.loads((out / "certification.json").read_text("utf-8"))
+    status = {entry["id"]: entry["status"] for entry in document["requirements"]}
+    assert (status["ERIS-REPORT-020"], status["ERIS-REPORT-021"]) == ("not-applicable", "not-applicable")
+    assert status["ERIS-REPORT-022"] == "passed"
