@@ -248,6 +248,8 @@ def test_receive_prints_each_delivery_until_interrupted(tmp_path):
         [sys.executable, "-m", "conformance.cli", "receive", "--port", "0", "--dir", str(tmp_path)],
         stdout=subprocess.PIPE,
         text=True,
+        # a shell running the tests in the background ignores SIGINT, and the child would inherit that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         banner = process.stdout.readline()
@@ -256,9 +258,12 @@ def test_receive_prints_each_delivery_until_interrupted(tmp_path):
         line = process.stdout.readline()
         assert "delivery first: 1,000 bytes" in line
         assert (tmp_path / "first").read_bytes() == b"\x00" * 1000
-    finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def test_decrypt_removes_the_unverified_plaintext_a_killed_run_left_and_keeps_a_running_ones(tmp_path, order_keys):
