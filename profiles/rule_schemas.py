@@ -22,7 +22,7 @@ Schema = dict[str, Any]
 _OBJECT = {"type": "object"}
 
 
-def _at_path(tokens: tuple[str, ...], leaf: Schema) -> Schema:
+def at_path(tokens: tuple[str, ...], leaf: Schema) -> Schema:
     """Apply `leaf` where the rule engine walks: each token a property, arrays expanded one level."""
     schema = leaf
     for token in reversed(tokens):
@@ -122,4 +122,4 @@ def compile_rule(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
     leaf = compiler(contract, spec) if compiler else None
     if leaf is None:
         return None
-    return _at_path(split_path(spec["path"]), leaf)
+    return at_path(split_path(spec["path"]), leaf)

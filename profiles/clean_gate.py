@@ -1,0 +1,219 @@
+"""The clean gate: one jsonschema-rs pass that accepts a served resource only when the validator would report nothing
+about it at all, so that such a document never reaches Python's rule functions.
+
+It holds the structure, every rule row compiled to JSON Schema (profiles/rule_schemas.py), profile recognition (the
+meta.profile claims, their evidence, a profile where the type needs one), the rules of each profile under "if the
+profile is recognised", and conservative forms of the rules only a function can explain: identifier namespaces of
+the recognised profiles, the reference forms of open structures, codes out of place. The check digits of registry
+identifiers are the one thing a schema cannot state: the gate checks them in Python after the pass (a custom keyword
+of jsonschema-rs did the same at twice the cost, converting each value back into Python). Conservative means: where
+a rule depends on more than one schema can see (the union of the namespaces of two recognised profiles), the gate
+demands more than the rule, never less. A document the gate refuses is explained by the validator's usual path,
+which is the authority; tests/profiles/test_fast_path.py holds that both report the same issues.
+
+A type with a rule the gate cannot state (the report order's key and dates) has no gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from profiles.contract import RESOURCE, Contract, Profile, ResourceRules
+from profiles.identifier_formats import conforms
+from profiles.installation import INSTALLATION_OID_ARC
+from profiles.paths import split_path, values_at
+from profiles.rule_schemas import Schema, at_path, compile_rule
+
+__all__ = ["CleanGate", "clean_gate"]
+
+_OBJECT = {"type": "object"}
+
+
+@dataclass(frozen=True)
+class CleanGate:
+    schema: Schema
+    """Compile it with the schema store (it refers to the structure by $id)."""
+    formatted_paths: tuple[tuple[str, ...], ...]
+    """Where identifiers are whose value must pass its namespace's format (identifier-format)."""
+    formats: Mapping[str, str]
+    """Namespace system -> format name, for the namespaces that have one."""
+
+    def formats_hold(self, document: dict[str, Any]) -> bool:
+        """Every identifier at the formatted paths whose namespace has a format passes it (check digits)."""
+        formats = self.formats
+        for tokens in self.formatted_paths:
+            for identifier, _ in values_at(document, tokens):
+                if isinstance(identifier, dict):
+                    format_name = formats.get(identifier.get("system"))  # type: ignore[arg-type]
+                    value = identifier.get("value")
+                    if format_name is not None and isinstance(value, str) and not conforms(format_name, value):
+                        return False
+        return True
+
+
+def clean_gate(contract: Contract, rules: ResourceRules, context: str, structure: str) -> CleanGate | None:
+    """The gate of one resource type in one context (`structure`: the $id of its schema), or None when it has none."""
+    if context != RESOURCE or not rules.schema:
+        return None  # writes check recognition differently (writable profiles); they take the usual path
+    candidates = contract.profiles_of(rules.resource_type)
+    recognised = {profile: _recognised(profile) for profile in candidates}
+    parts: list[Schema] = [{"$ref": structure}, *_recognition(contract, rules, candidates, recognised)]
+    formatted: list[tuple[str, ...]] = []
+    for spec in _checking(rules.rules, context):
+        if spec["rule"] == "profile-namespace":
+            parts.append(_profile_namespaces(contract, spec, recognised))
+            continue
+        if spec["rule"] == "identifier-format":
+            formatted.append(split_path(spec["path"]))
+            continue
+        schema = _rule(contract, spec)
+        if schema is None:
+            return None
+        parts.append(schema)
+    for profile in candidates:
+        profile_parts = []
+        for spec in _checking(profile.rules, context):
+            schema = _rule(contract, spec)
+            if schema is None:
+                return None
+            profile_parts.append(schema)
+        if profile_parts:
+            parts.append({"if": recognised[profile], "then": {"allOf": profile_parts}})
+    formats = {ns.system: ns.format for ns in contract.namespaces.values() if ns.format is not None}
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "allOf": parts}
+    return CleanGate(schema, tuple(dict.fromkeys(formatted)), formats)
+
+
+def _checking(specs: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
+    """The rows that check something in `context` (an example binding only illustrates codes)."""
+    return [s for s in specs if context in s.get("contexts", (context,)) and s.get("strength") != "example"]
+
+
+def _rule(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
+    compiled = compile_rule(contract, spec)
+    if compiled is not None:
+        return compiled
+    gate = _GATES.get(spec["rule"])
+    leaf = gate(contract, spec) if gate is not None else None
+    return None if leaf is None else at_path(split_path(spec["path"]), leaf)
+
+
+# -- recognition ---------------------------------------------------------------------------------------------
+
+
+def _claims(profile: Profile) -> Schema:
+    return {
+        "required": ["meta"],
+        "properties": {
+            "meta": {
+                "type": "object",
+                "required": ["profile"],
+                "properties": {"profile": {"type": "array", "contains": {"const": profile.url}}},
+            }
+        },
+    }
+
+
+def _evidence(profile: Profile) -> Schema | None:
+    if profile.canonical_url is not None:
+        return {"required": ["url"], "properties": {"url": {"const": profile.canonical_url}}}
+    if not profile.category_codings:
+        return None
+    coding = {
+        "anyOf": [
+            {
+                "type": "object",
+                "required": ["system", "code"],
+                "properties": {"system": {"const": system}, "code": {"const": code}},
+            }
+            for system, code in profile.category_codings
+        ]
+    }
+    concept = {
+        "type": "object",
+        "required": ["coding"],
+        "properties": {"coding": {"type": "array", "contains": coding}},
+    }
+    return {"required": ["category"], "properties": {"category": {"type": "array", "contains": concept}}}
+
+
+def _recognised(profile: Profile) -> Schema:
+    evidence = _evidence(profile)
+    return _claims(profile) if evidence is None else {"anyOf": [_claims(profile), evidence]}
+
+
+def _recognition(
+    contract: Contract, rules: ResourceRules, candidates: tuple[Profile, ...], recognised: dict[Profile, Schema]
+) -> list[Schema]:
+    """No recognition issue: every meta.profile a profile of this type, every claim with its evidence where the
+    context demands it, a recognised profile where the type needs one."""
+    urls = sorted(profile.url for profile in candidates)
+    parts: list[Schema] = [
+        {
+            "properties": {
+                "meta": {"if": _OBJECT, "then": {"properties": {"profile": {"if": {"type": "array"}, "then": {
+                    "items": {"enum": urls} if urls else False
+                }}}}}
+            }
+        }
+    ]  # fmt: skip
+    for profile in candidates:
+        evidence = _evidence(profile)
+        if evidence is not None and RESOURCE in profile.evidence_required_in:
+            parts.append({"if": _claims(profile), "then": evidence})
+    if RESOURCE in rules.profile_required_in:
+        parts.append({"anyOf": list(recognised.values())} if candidates else False)
+    return parts
+
+
+# -- conservative forms of the rules only a function explains -----------------------------------------------
+
+
+def _reference_form(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
+    if spec["form"] == "string":
+        return {"not": _OBJECT}
+    if spec["form"] == "members":
+        return {"if": _OBJECT, "then": {"propertyNames": {"enum": sorted(spec["members"])}}}
+    return None
+
+
+def _codes_elsewhere(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
+    value_set = contract.value_sets.get(spec["valueSet"])
+    if value_set is None:
+        return {}
+    if any(codes is None for codes in value_set.systems.values()):
+        return None  # every code of an open system would be out of place: not a list a schema can hold
+    codes = {"not": {"enum": sorted({code for codes in value_set.systems.values() for code in codes or ()})}}
+    return {
+        "if": {"type": "string"},
+        "then": codes,
+        "else": {
+            "if": {"type": "object", "required": ["coding"]},
+            "then": {"properties": {"coding": {"if": {"type": "array"}, "then": {"items": {
+                "properties": {"code": codes}
+            }}}}},
+            "else": {"properties": {"code": codes}},
+        },
+    }  # fmt: skip
+
+
+_GATES: dict[str, Callable[[Contract, Mapping[str, Any]], Schema | None]] = {
+    "reference-form": _reference_form,
+    "codes-elsewhere": _codes_elsewhere,
+}
+
+
+def _profile_namespaces(contract: Contract, spec: Mapping[str, Any], recognised: dict[Profile, Schema]) -> Schema:
+    """profile-namespace: an identifier in an installation namespace is in a namespace of the recognised profiles.
+    Conservative: one recognised profile must hold every such identifier (the rule takes the union of all)."""
+    installation = sorted(s for s in contract.namespaces if s.startswith(INSTALLATION_OID_ARC))
+    in_installation = {"type": "object", "required": ["system"], "properties": {"system": {"enum": installation}}}
+    tokens = split_path(spec["path"])
+    held_by = []
+    for profile, claimed_or_shown in recognised.items():
+        allowed = sorted(ns.system for ns in contract.namespaces.values() if ns.key in profile.identifier_namespaces)
+        leaf = {"if": in_installation, "then": {"properties": {"system": {"enum": allowed} if allowed else False}}}
+        held_by.append({"allOf": [claimed_or_shown, at_path(tokens, leaf)]})
+    return {"anyOf": [{"not": {"anyOf": list(recognised.values())}} if recognised else {}, *held_by]}
