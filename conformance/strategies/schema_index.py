@@ -142,13 +142,14 @@ class SchemaIndex:
         return None
 
     def keywords_used(self) -> set[str]:
-        """Every keyword that appears in a schema position of the files (for the completeness test)."""
+        """Every keyword that appears in a schema position of the files (for the completeness test); `x-`
+        annotations are notes to readers, not keywords (JSON Schema ignores them, and so do the strategies)."""
         found: set[str] = set()
 
         def visit(schema: Any) -> None:
             if not isinstance(schema, Mapping):
                 return
-            found.update(schema)
+            found.update(keyword for keyword in schema if not keyword.startswith("x-"))
             for member in schema.get("properties", {}).values():
                 visit(member)
             for member in schema.get("$defs", {}).values():
