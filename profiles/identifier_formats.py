@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from operator import mul
 
 _EU_VAT = re.compile(
     r"^(AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK|XI)[0-9A-Z+*]{2,12}$"
@@ -23,7 +24,10 @@ PESEL_WEIGHTS = (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)
 
 
 def _weighted(digits: str, weights: tuple[int, ...]) -> int:
-    return sum(int(d) * w for d, w in zip(digits, weights, strict=True))
+    if len(digits) != len(weights):
+        raise ValueError(f"{len(weights)} digits expected, not {len(digits)}")
+    # the ASCII codes of the digits, weighted, less the weighted code of "0": a third of the cost of int() each
+    return sum(map(mul, digits.encode("ascii"), weights)) - 48 * sum(weights)
 
 
 def nip_check_digit(nine_digits: str) -> int | None:
@@ -46,7 +50,11 @@ def is_nip(value: str) -> bool:
     value = value.replace("-", "")
     if len(value) != 10 or not (value.isascii() and value.isdigit()):
         return False
-    return nip_check_digit(value[:9]) == int(value[9])
+    # unrolled nip_check_digit: a validator of millions of payloads checks every NIP of every party
+    d = value.encode("ascii")
+    weighted = 6 * d[0] + 5 * d[1] + 7 * d[2] + 2 * d[3] + 3 * d[4] + 4 * d[5] + 5 * d[6] + 6 * d[7] + 7 * d[8]
+    checksum = (weighted - 48 * sum(NIP_WEIGHTS)) % 11  # the weights applied to ASCII codes, less those of "0"s
+    return checksum != 10 and checksum == d[9] - 48
 
 
 def is_regon(value: str) -> bool:

@@ -146,7 +146,7 @@ class Validator:
             yield codes.issue("resource-not-writable", where, f"the contract has no write of {rules.resource_type}")
         if self._gated and profile is None:
             gate = self._gate(rules, context)
-            if gate is not None and _passes(gate[0], document) and gate[1].formats_hold(document):
+            if gate is not None and _passes(gate, document):
                 return  # the clean gate: nothing to report (profiles/clean_gate.py)
         fast = self._fast(rules, context) if self.fast_path else None
         if fast is not None and _passes(fast.validator, document):
@@ -222,7 +222,7 @@ class Validator:
         if key not in self._gates:
             structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"] if rules.schema else ""
             gate = clean_gate(self.contract, rules, context, structure)
-            self._gates[key] = None if gate is None else (self.schemas.compile(gate.schema), gate)
+            self._gates[key] = None if gate is None else self.schemas.compile(gate.schema, gate.formats)
         return self._gates[key]
 
     def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:
