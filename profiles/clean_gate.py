@@ -3,16 +3,16 @@ about it at all, so that such a document never reaches Python's rule functions.
 
 It holds the structure, every rule row compiled to JSON Schema (profiles/rule_schemas.py), profile recognition (the
 meta.profile claims, their evidence, a profile where the type needs one), the rules of each profile under "if the
-profile is recognised", and conservative forms of the rules only a function can explain: identifier namespaces of
-the recognised profiles, the reference forms of open structures, codes out of place. The check digits of registry
+profile is recognised", and conservative forms of the rules only a function can explain: identifier namespaces of the
+recognised profiles, the reference forms of open structures, codes out of place. The check digits of registry
 identifiers are the one thing a schema cannot state: they are custom formats of the pass, which call Python for those
-values only (a custom keyword cost twice as much; walking the document in Python after the pass, as much). Conservative means: where
-a rule depends on more than one schema can see (the union of the namespaces of two recognised profiles), the gate
-demands more than the rule, never less. A document the gate refuses is explained by the validator's usual path,
-which is the authority; tests/profiles/test_fast_path.py holds that both report the same issues.
+values only (a custom keyword cost twice as much; walking the document in Python after the pass, as much).
+Conservative means: where a rule depends on more than one schema can see (the union of the namespaces of two
+recognised profiles), the gate demands more than the rule, never less. A document the gate refuses is explained by
+the validator's usual path, which is the authority; tests/profiles/test_fast_path.py holds that both report the same
+issues.
 
-A type with a rule the gate cannot state (the report order's key and dates) has no gate.
-"""
+A type with a rule the gate cannot state (the report order's key and dates) has no gate."""
 
 from __future__ import annotations
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aiohttp import web
@@ -11,14 +10,17 @@ from profiles.limits import LIMITS
 from reference_impl.problems import problem
 from reference_impl.search import MAX_COUNT, MAX_OFFSET, READ_PATHS, FilterError
 from reference_impl.state import SERVICE, Service
+from reference_impl.store import served_json
 
 
 def envelope(items: list[dict[str, Any]]) -> web.Response:
-    return web.json_response({"items": items, "nextToken": None}, dumps=_dumps)
+    return stored_envelope([served_json(item) for item in items])
 
 
-def _dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+def stored_envelope(bodies: list[str]) -> web.Response:
+    """The envelope of items given as their served JSON text (`Store.search_bodies`): the same text
+    `served_json` writes of the whole envelope, without parsing and writing each item again."""
+    return web.Response(text='{"items":[' + ",".join(bodies) + '],"nextToken":null}', content_type="application/json")
 
 
 MAX_QUERY_VALUES = 100
@@ -87,7 +89,7 @@ async def list_resources(request: web.Request) -> web.Response:
         conditions = service.queries.conditions(resource_type, query_lists(request))
     except FilterError as error:
         return problem(400, str(error), parameter=error.parameter)
-    return envelope(service.store.search(resource_type, conditions, count=count, offset=offset))
+    return stored_envelope(service.store.search_bodies(resource_type, conditions, count=count, offset=offset))
 
 
 async def value_sets(request: web.Request) -> web.Response:
@@ -112,12 +114,12 @@ async def value_sets(request: web.Request) -> web.Response:
         conditions = service.queries.conditions("ValueSet", {"url": [url], **query})
     except FilterError as error:
         return problem(400, str(error), parameter=error.parameter)
-    found = service.store.search("ValueSet", conditions, count=count, offset=offset)
+    found = service.store.search_bodies("ValueSet", conditions, count=count, offset=offset)
     if not found:
         return problem(
             404, f"value set {url} is not available in this installation" + (" with these filters" if query else "")
         )
-    return envelope(found)
+    return stored_envelope(found)
 
 
 async def document_content(request: web.Request) -> web.Response:
@@ -144,4 +146,4 @@ async def document_content(request: web.Request) -> web.Response:
     prefer_binary = request.query.get("format") == "blob"
     chosen = sorted(with_content, key=lambda a: prefer_binary and a["contentType"].startswith("text/"))[0]
     attachment = {"contentType": chosen["contentType"], "data": chosen["data"]}
-    return web.json_response({**document, "attachment": [attachment]}, dumps=_dumps)
+    return web.json_response({**document, "attachment": [attachment]}, dumps=served_json)

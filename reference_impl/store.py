@@ -1,8 +1,8 @@
 """SQLite storage of the reference implementation: resources as JSON, and search tokens.
 
-Every resource is one row of `resource` (its JSON as served). What a read can filter on is
-extracted when the resource is written, as rows of `search_token` (param, system, value),
-indexed so that a lookup by identifier or owner costs the same with 1,000 or 1,000,000 rows.
+Every resource is one row of `resource`: its JSON text exactly as a read serves it (`served_json`).
+What a read can filter on is extracted when the resource is written, as rows of `search_token`
+(param, system, value), indexed so that a lookup by identifier or owner costs the same with 1,000 or 1,000,000 rows.
 One connection, used from the event loop thread; writes run in explicit transactions.
 """
 
@@ -45,6 +45,12 @@ starts from those few rows); one matching more is checked row by row while the r
 in order (`resource_type`), so that a page of a broad filter costs its page and not every match."""
 
 
+def served_json(value: Any) -> str:
+    """The JSON text of an answer, and of a stored resource: compact, non-ASCII characters as they are. Reads
+    join stored texts into answers as they are (`Store.search_bodies`), so both must be written alike."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 @dataclass(frozen=True)
 class Condition:
     """One filter of a read, as SQL over `resource r`: `sql` with `?` placeholders and `args`."""
@@ -82,7 +88,7 @@ class Store:
 
     def put(self, resource: dict[str, Any], tokens: Iterable[tuple[str, str, str]], last_modified: str) -> int:
         """Insert or replace a resource (by type and id) with its search tokens. Call inside a transaction."""
-        body = json.dumps(resource, separators=(",", ":"), ensure_ascii=False)
+        body = served_json(resource)
         row = self.db.execute(
             "SELECT pk FROM resource WHERE type = ? AND id = ?", (resource["resourceType"], resource["id"])
         ).fetchone()
@@ -105,13 +111,20 @@ class Store:
         self, resource_type: str, conditions: Sequence[Condition], *, count: int | None = None, offset: int = 0
     ) -> list[dict[str, Any]]:
         """Resources of a type matching every condition, in insertion order, one page of them."""
+        return [json.loads(body) for body in self.search_bodies(resource_type, conditions, count=count, offset=offset)]
+
+    def search_bodies(
+        self, resource_type: str, conditions: Sequence[Condition], *, count: int | None = None, offset: int = 0
+    ) -> list[str]:
+        """As `search`, but the stored JSON text of each resource: the text a read serves (`put` writes it in
+        the served form), so that a list read joins it instead of parsing and writing it again."""
         where = " AND ".join(["r.type = ?", *(c.sql for c in conditions)])
         args: list[Any] = [resource_type, *(a for c in conditions for a in c.args)]
         sql = f"SELECT r.body FROM resource r WHERE {where} ORDER BY r.pk"
         if count is not None:
             sql += " LIMIT ? OFFSET ?"
             args += [count, offset]
-        return [json.loads(body) for (body,) in self.db.execute(sql, args)]
+        return [body for (body,) in self.db.execute(sql, args)]
 
     def token_condition(self, param: str, keys: Iterable[tuple[str | None, str | None]]) -> Condition:
         """Resources with a search token of `param` and any of the (system, value) keys; None for a system or

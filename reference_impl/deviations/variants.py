@@ -235,21 +235,22 @@ def more_fields_where_open(app: web.Application, settings: Any) -> None:
     "still cover the whole list once",
 )
 def reversed_order(app: web.Application, settings: Any) -> None:
-    """The store's search itself is replaced, so that every page is cut from the one reversed list."""
+    """The store's search itself is replaced, so that every page is cut from the one reversed list. (Its
+    search_bodies: list reads serve those, and search parses them.)"""
 
     def reverse_the_store(app: web.Application) -> None:
         from reference_impl.state import SERVICE
 
         store = app[SERVICE].store
-        search = store.search
+        search_bodies = store.search_bodies
 
         def search_newest_first(
             resource_type: str, conditions: Any, *, count: int | None = None, offset: int = 0
-        ) -> list[dict[str, Any]]:
-            everything = search(resource_type, conditions)[::-1]
+        ) -> list[str]:
+            everything = search_bodies(resource_type, conditions)[::-1]
             return everything[offset:] if count is None else everything[offset : offset + count]
 
-        store.search = search_newest_first  # type: ignore[method-assign]
+        store.search_bodies = search_newest_first  # type: ignore[method-assign]
 
     on_startup(app, reverse_the_store)
 
