@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from conformance.cli.streaming import StreamProblem, stream_values
-from profiles import strict_json
+from profiles import fast_json, strict_json
 
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
 JSON_SUFFIXES = (".json", *NDJSON_SUFFIXES)
@@ -51,7 +51,7 @@ def iter_payloads(paths: Iterable[str], *, skip: Path | None = None) -> Iterator
     `skip` (the report being written) is never read as an input."""
     for path in paths:
         if path == "-":
-            yield from _from_stream("<stdin>", io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline=""))
+            yield from from_stream("<stdin>", io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline=""))
             continue
         target = Path(path)
         if target.is_dir():
@@ -85,10 +85,10 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
         yield ReadProblem(source, f"cannot be read: {error.strerror}")
         return
     with handle:
-        yield from _from_stream(source, handle)
+        yield from from_stream(source, handle)
 
 
-def _from_stream(source: str, handle: TextIO) -> Iterator[Payload | ReadProblem]:
+def from_stream(source: str, handle: TextIO) -> Iterator[Payload | ReadProblem]:
     """Every payload of a JSON text read as a stream (see conformance.cli.streaming): memory stays flat."""
     try:
         for kind, value, position in stream_values(handle):
@@ -114,6 +114,6 @@ def _ndjson(source: str, lines: Iterable[str]) -> Iterator[Payload | ReadProblem
         if not line.strip():
             continue
         try:
-            yield Payload(source, strict_json.loads(line), line=number)
+            yield Payload(source, fast_json.loads(line), line=number)
         except strict_json.StrictJSONError as error:
             yield ReadProblem(source, f"invalid JSON: {error.message}", number, error.column)

@@ -52,6 +52,10 @@ class Writer:
     def problem(self, problem: ReadProblem) -> None:
         self.tally.unreadable += 1
 
+    def clean(self, count: int) -> None:
+        """`count` payloads checked with nothing to report."""
+        self.tally.documents += count
+
     def finish(self) -> None:
         raise NotImplementedError
 
@@ -78,13 +82,45 @@ class TextWriter(Writer):
         )
 
 
+class _StreamedArray:
+    """The members of a JSON array written as they come (indented as json.dump(indent=2) would at `depth`), so
+    that a report of millions of findings never sits in memory."""
+
+    def __init__(self, stream: TextIO, depth: int) -> None:
+        self.stream, self.indent, self.count = stream, "  " * depth, 0
+
+    def add(self, member: dict[str, Any], *, ensure_ascii: bool = True) -> None:
+        text = json.dumps(member, indent=2, ensure_ascii=ensure_ascii).replace("\n", "\n" + self.indent + "  ")
+        self.stream.write(("," if self.count else "") + "\n" + self.indent + "  " + text)
+        self.count += 1
+
+    def close(self) -> None:
+        self.stream.write(("\n" + self.indent if self.count else "") + "]")
+
+
+def _members(value: dict[str, Any], depth: int, *, ensure_ascii: bool = True) -> str:
+    """The members of `value` as json.dump(indent=2) writes them inside an object at `depth`, without braces."""
+    indent = "  " * depth
+    return ",".join(
+        "\n"
+        + indent
+        + "  "
+        + json.dumps(name)
+        + ": "
+        + json.dumps(member, indent=2, ensure_ascii=ensure_ascii).replace("\n", "\n" + indent + "  ")
+        for name, member in value.items()
+    )
+
+
 class JsonWriter(Writer):
-    """One JSON object: the summary, and the documents that have issues (valid ones are only counted)."""
+    """One JSON object: the documents that have issues (valid ones are only counted), written as they come, then
+    the inputs that could not be read and the summary."""
 
     def __init__(self, stream: TextIO, version: str) -> None:
         super().__init__(stream, version)
-        self.results: list[dict[str, Any]] = []
         self.problems: list[dict[str, Any]] = []
+        self.stream.write("{" + _members({"tool": "eris", "version": version}, 0) + ',\n  "results": [')
+        self.results = _StreamedArray(stream, 1)
 
     def payload(self, payload: Payload, issues: list[Issue]) -> None:
         super().payload(payload, issues)
@@ -98,35 +134,32 @@ class JsonWriter(Writer):
                 entry["resourceType"] = payload.data["resourceType"]
             entry["valid"] = not any(issue.is_error for issue in issues)
             entry["issues"] = [issue.to_dict() for issue in issues]
-            self.results.append(entry)
+            self.results.add(entry, ensure_ascii=False)
 
     def problem(self, problem: ReadProblem) -> None:
         super().problem(problem)
         entry: dict[str, Any] = {"source": problem.source, "message": problem.message}
         if problem.line is not None:
             entry.update(line=problem.line, column=problem.column)
-        self.problems.append(entry)
+        self.problems.append(entry)  # inputs, not payloads: few, kept for the end
 
     def finish(self) -> None:
-        report = {
-            "tool": "eris",
-            "version": self.version,
-            "summary": self.tally.summary(),
-            "results": self.results,
-            "unreadable": self.problems,
-        }
-        json.dump(report, self.stream, indent=2, ensure_ascii=False)
-        self.stream.write("\n")
+        self.results.close()
+        rest = {"unreadable": self.problems, "summary": self.tally.summary()}
+        self.stream.write("," + _members(rest, 0, ensure_ascii=False) + "\n}\n")
 
 
 class SarifWriter(Writer):
-    """SARIF 2.1.0, one run; rule ids are the issue codes, the JSON Pointer is the logical location."""
+    """SARIF 2.1.0, one run; rule ids are the issue codes, the JSON Pointer is the logical location. Results are
+    written as they come; the tool with its rules, known only at the end, comes after them."""
 
     def __init__(self, stream: TextIO, version: str) -> None:
         super().__init__(stream, version)
-        self.results: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
         self.rules: dict[str, Issue] = {}
+        head = _members({"$schema": SARIF_SCHEMA, "version": "2.1.0"}, 0)
+        self.stream.write("{" + head + ',\n  "runs": [\n    {\n      "results": [')
+        self.results = _StreamedArray(stream, 3)
 
     def payload(self, payload: Payload, issues: list[Issue]) -> None:
         super().payload(payload, issues)
@@ -150,7 +183,7 @@ class SarifWriter(Writer):
             }
             if issue.requirement:
                 result["properties"] = {"requirement": issue.requirement}
-            self.results.append(result)
+            self.results.add(result)
 
     def problem(self, problem: ReadProblem) -> None:
         super().problem(problem)
@@ -166,6 +199,7 @@ class SarifWriter(Writer):
         )
 
     def finish(self) -> None:
+        self.results.close()
         rules = [
             {
                 "id": code,
@@ -174,7 +208,7 @@ class SarifWriter(Writer):
             }
             for code, issue in sorted(self.rules.items())
         ]
-        run = {
+        rest = {
             "tool": {
                 "driver": {
                     "name": "eris",
@@ -183,13 +217,11 @@ class SarifWriter(Writer):
                     "rules": rules,
                 }
             },
-            "results": self.results,
             "invocations": [
                 {"executionSuccessful": not self.notifications, "toolExecutionNotifications": self.notifications}
             ],
         }
-        json.dump({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, self.stream, indent=2)
-        self.stream.write("\n")
+        self.stream.write("," + _members(rest, 2) + "\n    }\n  ]\n}\n")
 
 
 WRITERS: dict[str, type[Writer]] = {"text": TextWriter, "json": JsonWriter, "sarif": SarifWriter}

@@ -9,9 +9,11 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
+from conformance.cli.checking import Checker
 from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, suite_version
-from conformance.cli.inputs import Payload, iter_payloads
 from conformance.cli.output import WRITERS
+from conformance.cli.parallel import default_jobs, ordered
+from conformance.cli.units import units
 from profiles import ConfigError
 from profiles.validator import RESOURCE, WRITE, Validator
 
@@ -46,7 +48,26 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "code system of the implementation's naming), demand the reference implementation's form: those findings "
         "(code open-choice) become errors instead of information",
     )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive,
+        default=default_jobs(),
+        metavar="N",
+        help="processes that check payloads (default: the cores, here %(default)s); the report is in input order "
+        "whatever N",
+    )
     parser.set_defaults(run=_run_validate)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, not {value}")
+    return value
 
 
 def _run_validate(args: argparse.Namespace) -> int:
@@ -77,17 +98,16 @@ def _run_validate(args: argparse.Namespace) -> int:
         except OSError as error:
             return fail(f"cannot write {args.output}: {error.strerror}")
     writer = WRITERS[args.format](stream, suite_version())
-    context = WRITE if args.write else RESOURCE
+    checker = Checker(validator, args.resource_type, args.profile, WRITE if args.write else RESOURCE)
     completed = False
     try:
-        for item in iter_payloads(args.paths, skip=output):
-            if isinstance(item, Payload):
-                issues = validator.validate(
-                    item.data, resource_type=args.resource_type, profile=args.profile, context=context
-                )
-                writer.payload(item, issues)
-            else:
-                writer.problem(item)
+        for checked in ordered(checker.check, units(args.paths, skip=output), args.jobs):
+            for reported in checked.reported:
+                if isinstance(reported, tuple):
+                    writer.payload(*reported)
+                else:
+                    writer.problem(reported)
+            writer.clean(checked.clean)
         writer.finish()
         completed = True
     finally:

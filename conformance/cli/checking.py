@@ -1,0 +1,101 @@
+"""The work of `eris validate` cut into units that any process can check: a run of NDJSON lines, a few small files,
+or payloads already read. Each unit comes back as a `Checked`: how many payloads had nothing to report, and the
+payloads with issues and the read problems, in input order. The same function checks a unit in the command's own
+process, in a worker of `--jobs`, or in a Dask task (conformance.cli.dask_validate), so all three report alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.cli.inputs import Payload, ReadProblem, iter_payloads
+from profiles import fast_json, strict_json
+from profiles.issues import Issue
+from profiles.validator import RESOURCE, Validator
+
+__all__ = ["Checked", "Checker", "FileBatch", "Lines", "Payloads", "Unit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """NDJSON lines of `source`, the first of them line `first_line`; whole lines only (UTF-8 bytes)."""
+
+    source: str
+    first_line: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class FileBatch:
+    """Files read whole by the process that checks them (small ones: the cost of a file is opening it)."""
+
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Payloads:
+    """Payloads and read problems the command's process already read (items of an array, a stream)."""
+
+    items: tuple[Payload | ReadProblem, ...]
+
+
+Unit = Lines | FileBatch | Payloads
+Reported = tuple[Payload, list[Issue]] | ReadProblem
+
+
+@dataclass(slots=True)
+class Checked:
+    clean: int = 0
+    """Payloads checked with no issue at all (only counted)."""
+    reported: list[Reported] = field(default_factory=list)
+    """Payloads with issues (their data reduced to the resourceType) and read problems, in input order."""
+
+
+@dataclass(frozen=True)
+class Checker:
+    """Checks units against one validator with the options of the command."""
+
+    validator: Validator
+    resource_type: str | None = None
+    profile: str | None = None
+    context: str = RESOURCE
+
+    def check(self, unit: Unit) -> Checked:
+        checked = Checked()
+        if isinstance(unit, Lines):
+            items: Iterator[Payload | ReadProblem] = _lines(unit)
+        elif isinstance(unit, FileBatch):
+            items = iter_payloads(unit.paths)
+        else:
+            items = iter(unit.items)
+        for item in items:
+            if isinstance(item, ReadProblem):
+                checked.reported.append(item)
+                continue
+            issues = self.validator.validate(
+                item.data, resource_type=self.resource_type, profile=self.profile, context=self.context
+            )
+            if issues:
+                checked.reported.append((_reduced(item), issues))
+            else:
+                checked.clean += 1
+        return checked
+
+
+def _lines(unit: Lines) -> Iterator[Payload | ReadProblem]:
+    for number, line in enumerate(unit.data.split(b"\n"), start=unit.first_line):
+        if not line.strip():
+            continue
+        try:
+            yield Payload(unit.source, fast_json.loads(line.removesuffix(b"\r")), line=number)
+        except strict_json.StrictJSONError as error:
+            yield ReadProblem(unit.source, f"invalid JSON: {error.message}", number, error.column)
+
+
+def _reduced(payload: Payload) -> Payload:
+    """The payload as the report needs it: its resourceType, not the whole document (sent back from a worker)."""
+    data: Any = payload.data
+    kept = {"resourceType": data["resourceType"]} if isinstance(data, dict) and "resourceType" in data else None
+    return Payload(payload.source, kept, payload.prefix, payload.line)

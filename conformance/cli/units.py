@@ -1,0 +1,169 @@
+"""The inputs of `eris validate` cut into units of work (conformance.cli.checking), read as a stream: memory holds a
+few units whatever the size of the input.
+
+NDJSON (a .ndjson/.jsonl file, or stdin and .json files whose first line is a whole value with more lines after it,
+as conformance.cli.streaming decides) goes out as runs of whole lines, parsed where they are checked; small files
+go out by name, in batches; a large JSON document or array is read here, as before, its items sent out in batches.
+"""
+
+from __future__ import annotations
+
+import codecs
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from conformance.cli.checking import FileBatch, Lines, Payloads, Unit
+from conformance.cli.inputs import JSON_SUFFIXES, NDJSON_SUFFIXES, Payload, ReadProblem, from_stream
+from conformance.cli.streaming import BUFFER_CHARS
+from profiles import fast_json, strict_json
+
+__all__ = ["LINES_BYTES", "units"]
+
+LINES_BYTES = 1 << 20
+"""NDJSON bytes of one unit: about a thousand payloads, enough to make sending it to a worker cheap."""
+FILES_PER_BATCH = 64
+PAYLOADS_PER_BATCH = 256
+SMALL_FILE_BYTES = 1 << 20
+_BOM = codecs.BOM_UTF8
+
+
+def units(paths: Iterable[str], *, skip: Path | None = None) -> Iterator[Unit]:
+    """The units of every input, in input order (the order of conformance.cli.inputs.iter_payloads)."""
+    for path in paths:
+        if path == "-":
+            yield from _stream_units("<stdin>", sys.stdin.buffer)
+            continue
+        target = Path(path)
+        if target.is_dir():
+            files = sorted(
+                p
+                for p in target.rglob("*")
+                if p.is_file() and p.suffix.lower() in JSON_SUFFIXES and (skip is None or p.resolve() != skip)
+            )
+            if not files:
+                yield Payloads((ReadProblem(path, "folder holds no .json, .ndjson or .jsonl file"),))
+            yield from _file_units(files)
+        elif target.is_file():
+            yield from _file_units([target])
+        else:
+            yield Payloads((ReadProblem(path, "no such file or folder"),))
+
+
+def _file_units(files: list[Path]) -> Iterator[Unit]:
+    batch: list[str] = []
+    for file in files:
+        if _size(file) <= SMALL_FILE_BYTES:
+            batch.append(str(file))
+            if len(batch) == FILES_PER_BATCH:
+                yield FileBatch(tuple(batch))
+                batch = []
+            continue
+        if batch:
+            yield FileBatch(tuple(batch))
+            batch = []
+        yield from _large_file(file)
+    if batch:
+        yield FileBatch(tuple(batch))
+
+
+def _size(file: Path) -> int:
+    try:
+        return file.stat().st_size
+    except OSError:
+        return 0  # read with the small files, whose reader says why it cannot be read
+
+
+def _large_file(file: Path) -> Iterator[Unit]:
+    source = str(file)
+    try:
+        handle = file.open("rb")
+    except OSError as error:
+        yield Payloads((ReadProblem(source, f"cannot be read: {error.strerror}"),))
+        return
+    with handle:
+        if file.suffix.lower() in NDJSON_SUFFIXES:
+            yield from _line_units(source, handle, b"")
+        else:
+            yield from _stream_units(source, handle)
+
+
+def _stream_units(source: str, handle: BinaryIO) -> Iterator[Unit]:
+    """Stdin or a large .json file: NDJSON in runs of lines, anything else read here (arrays item by item)."""
+    try:
+        head = handle.read(LINES_BYTES)
+    except OSError as error:
+        yield Payloads((ReadProblem(source, f"cannot be read: {error.strerror}"),))
+        return
+    if _is_ndjson(head):
+        yield from _line_units(source, handle, head)
+        return
+    batch: list[Payload | ReadProblem] = []
+    for item in from_stream(source, _Decoded(handle, head)):
+        batch.append(item)
+        if len(batch) == PAYLOADS_PER_BATCH:
+            yield Payloads(tuple(batch))
+            batch = []
+    if batch:
+        yield Payloads(tuple(batch))
+
+
+def _is_ndjson(head: bytes) -> bool:
+    """NDJSON as conformance.cli.streaming reads it: not an array, a whole value on the first line, another value
+    on a line after it. A first line longer than `head`, or a second value not yet in it, leaves the decision to
+    the streaming reader (which decides alike, only slower)."""
+    text = head.removeprefix(_BOM)
+    if text.lstrip(b" \t\r\n").startswith(b"["):
+        return False
+    end = text.find(b"\n")
+    if end < 0:
+        return False
+    try:
+        fast_json.loads(text[:end])
+    except strict_json.StrictJSONError:
+        return False
+    return bool(text[end + 1 :].strip())
+
+
+def _line_units(source: str, handle: BinaryIO, head: bytes) -> Iterator[Unit]:
+    pending, first_line, started = head, 1, False
+    while True:
+        try:
+            chunk = handle.read(LINES_BYTES)
+        except OSError as error:
+            yield Payloads((ReadProblem(source, f"cannot be read: {error.strerror}", first_line),))
+            return
+        data = pending + chunk
+        if not started:
+            data, started = data.removeprefix(_BOM), True
+        if not chunk:
+            if data:
+                yield Lines(source, first_line, data)
+            return
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            pending = data  # a line longer than a read: read on
+            continue
+        yield Lines(source, first_line, data[:cut])
+        first_line += data.count(b"\n", 0, cut) + 1
+        pending = data[cut + 1 :]
+
+
+class _Decoded:
+    """The text of a binary stream whose first bytes were already read, for conformance.cli.streaming."""
+
+    def __init__(self, handle: BinaryIO, head: bytes) -> None:
+        self.handle = handle
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.pending = self.decoder.decode(head)
+
+    def read(self, size: int = -1) -> str:
+        if self.pending:
+            text, self.pending = self.pending, ""
+            return text
+        while True:
+            chunk = self.handle.read(BUFFER_CHARS)
+            text = self.decoder.decode(chunk, final=not chunk)
+            if text or not chunk:
+                return text
