@@ -230,4 +230,6 @@ WRITERS: dict[str, type[Writer]] = {"text": TextWriter, "json": JsonWriter, "sar
 def _one_line(text: str) -> str:
     """A finding is one line: a newline or other control character (in a file name, a member name, a value
     quoted in a message) is written escaped, so no input can forge a line of the output."""
+    if text.isprintable():  # nearly every line: no character to look at one by one
+        return text
     return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii") for ch in text)
