@@ -1,16 +1,20 @@
-"""Fixtures of the report tests: the token, the company and month ordered for, and a valid order to change."""
+"""Fixtures of the report tests: the token, the company and month ordered for, a valid order to change, and the
+order of the runAt test, placed early."""
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from conformance.suite.support.orders import order_body
+from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, order_body
 from conformance.suite.support.writes import owner_nip_of
+from conformance.traffic import Exchange
 from reports.keys import generate_key_pair, public_key_pem
 
 
@@ -60,3 +64,67 @@ def stores(target: Any):
     provided = Stores(target.stores, host=target.receiver.host)
     yield provided
     provided.close()
+
+
+# -- the order of the runAt test, placed early ---------------------------------------------------------------
+
+
+@dataclass
+class RunAtOrder:
+    """An order for runAt RUN_AT_DELAY s ahead (at least; whole seconds), as placed."""
+
+    name: str
+    body: dict[str, Any]
+    run_at: datetime
+    response: httpx.Response | None
+    error: httpx.HTTPError | None
+    """Why nothing was answered, raised in the runAt test rather than in the test that happened to place it."""
+    exchanges: list[Exchange]
+    """What placing it sent, recorded by the runAt test as its own."""
+
+
+_RUN_AT_ORDER = pytest.StashKey[RunAtOrder]()
+_ORDER_NEEDS = frozenset({"api", "receiver", "report_token", "company_tax_no", "period"})
+
+
+@pytest.fixture
+def run_at_order(
+    request: pytest.FixtureRequest, api: Any, receiver: Any, report_token: str, company_tax_no: str, period: Any
+) -> RunAtOrder:
+    """The order of the runAt test, placed once per run: by the first report test that has what an order needs
+    (`run_at_order_placed_early`), else now."""
+    placed = request.config.stash.get(_RUN_AT_ORDER, None)
+    if placed is None:
+        placed = request.config.stash[_RUN_AT_ORDER] = _place_run_at_order(
+            api, receiver, report_token, company_tax_no, period
+        )
+    return placed
+
+
+@pytest.fixture(autouse=True)
+def run_at_order_placed_early(request: pytest.FixtureRequest) -> None:
+    """The runAt test must wait seconds for runAt to pass; its order is placed by the first test here whose own
+    fixtures already hold everything an order needs (so that nothing is read, skipped or found on its behalf), and
+    the wait passes while the other report tests run. Under pytest-xdist that test is in the receiver's group, the
+    runAt test's worker. Nothing is placed when the runAt test is not selected."""
+    if _RUN_AT_ORDER in request.config.stash or not set(request.fixturenames) >= _ORDER_NEEDS:
+        return
+    if any("run_at_order" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        request.getfixturevalue("run_at_order")
+
+
+def _place_run_at_order(api: Any, receiver: Any, token: str, company: str, period: tuple[str, str]) -> RunAtOrder:
+    name = f"later-{uuid.uuid4().hex[:12]}"
+    run_at = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=RUN_AT_DELAY + 1)
+    pem = public_key_pem(generate_key_pair())  # a fresh key, as for every order
+    body = order_body(pem, receiver.delivery_url(name), company, period, format_="csv", run_at=run_at)
+    earlier = api.traffic.take()  # the exchanges of the test placing it stay that test's
+    response, error = None, None
+    try:
+        response = api.post(REPORTS, json=body, token=token)
+    except httpx.HTTPError as failure:
+        error = failure
+    exchanges = api.traffic.take()
+    for exchange in earlier:
+        api.traffic.record(exchange)
+    return RunAtOrder(name, body, run_at, response, error, exchanges)

@@ -29,7 +29,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from conformance.suite.support.compression import decompressions
-from conformance.suite.support.orders import CLOCK_TOLERANCE, KNOWN_REPORTS, REPORTS, RUN_AT_DELAY, answered, order_body
+from conformance.suite.support.orders import CLOCK_TOLERANCE, KNOWN_REPORTS, REPORTS, answered, order_body
 from conformance.suite.support.reports import (
     KEY_BYTES,
     NONCE_BYTES,
@@ -377,27 +377,25 @@ def test_each_order_has_its_own_execution_id_and_session_key(book: OrderBook, fi
 
 @pytest.mark.requirement("ERIS-REPORT-011", "ERIS-REPORT-004")
 def test_a_run_at_in_the_future_is_delivered_after_it_not_before(
-    api: Any, receiver: Any, target: Any, report_token: str, company_tax_no: str, period: tuple[str, str], report_key
+    api: Any, receiver: Any, target: Any, run_at_order: Any
 ) -> None:
     """An order for runAt a few seconds ahead is not delivered before runAt, and is delivered after it
-    (within the delivery timeout). The target's clock may be CLOCK_TOLERANCE (1 s) ahead of the suite's."""
-    name = f"later-{uuid.uuid4().hex[:12]}"
-    pem = public_key_pem(report_key)
-    run_at = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=RUN_AT_DELAY + 1)
-    body = order_body(pem, receiver.delivery_url(name), company_tax_no, period, format_="csv", run_at=run_at)
-    response = api.post(REPORTS, json=body, token=report_token)
-    assert response.status_code == 202, f"a valid order for runAt {body['runAt']} was answered {answered(response)}"
+    (within the delivery timeout). The target's clock may be CLOCK_TOLERANCE (1 s) ahead of the suite's.
+    The order was placed by an earlier report test (conftest.py, `run_at_order`): its wait has passed meanwhile,
+    and the time the artifact arrived tells whether it came early."""
+    order = run_at_order
+    for exchange in order.exchanges:
+        api.traffic.record(exchange)
+    if order.error is not None:
+        raise order.error
+    assert order.response is not None
+    body, run_at = order.body, order.run_at
+    assert order.response.status_code == 202, (
+        f"a valid order for runAt {body['runAt']} was answered {answered(order.response)}"
+    )
     early = run_at.timestamp() - CLOCK_TOLERANCE
-    try:
-        delivery = receiver.wait_for_delivery(name, timeout=max(0.0, early - time.time()))
-    except TimeoutError:
-        pass
-    else:
-        raise AssertionError(
-            f"the artifact arrived {run_at.timestamp() - delivery.received_at:.1f} s before runAt {body['runAt']}"
-        )
     deadline = run_at.timestamp() + target.delivery_timeout
-    delivery = receiver.wait_for_delivery(name, timeout=max(0.0, deadline - time.time()))
+    delivery = receiver.wait_for_delivery(order.name, timeout=max(0.0, deadline - time.time()))
     assert delivery.received_at >= early, (
         f"the artifact arrived {run_at.timestamp() - delivery.received_at:.1f} s before runAt {body['runAt']}"
     )
