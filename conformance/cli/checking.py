@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.cli.inputs import Payload, ReadProblem, iter_payloads
-from profiles import fast_json, strict_json
+from conformance.cli.inputs import Payload, ReadProblem, iter_payloads, ndjson_payloads
 from profiles.issues import Issue
 from profiles.validator import RESOURCE, Validator
 
@@ -65,7 +64,9 @@ class Checker:
     def check(self, unit: Unit) -> Checked:
         checked = Checked()
         if isinstance(unit, Lines):
-            items: Iterator[Payload | ReadProblem] = _lines(unit)
+            items: Iterator[Payload | ReadProblem] = ndjson_payloads(
+                unit.source, unit.data.split(b"\n"), unit.first_line
+            )
         elif isinstance(unit, FileBatch):
             items = iter_payloads(unit.paths)
         else:
@@ -82,16 +83,6 @@ class Checker:
             else:
                 checked.clean += 1
         return checked
-
-
-def _lines(unit: Lines) -> Iterator[Payload | ReadProblem]:
-    for number, line in enumerate(unit.data.split(b"\n"), start=unit.first_line):
-        if not line.strip():
-            continue
-        try:
-            yield Payload(unit.source, fast_json.loads(line.removesuffix(b"\r")), line=number)
-        except strict_json.StrictJSONError as error:
-            yield ReadProblem(unit.source, f"invalid JSON: {error.message}", number, error.column)
 
 
 def _reduced(payload: Payload) -> Payload:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import sys
 from collections.abc import Iterable, Iterator
@@ -74,8 +75,8 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
     source = str(path)
     try:
         if path.suffix.lower() in NDJSON_SUFFIXES:
-            with path.open(encoding="utf-8-sig") as handle:
-                yield from _ndjson(source, handle)
+            with path.open("rb") as handle:
+                yield from ndjson_payloads(source, _without_bom(handle))
             return
         handle = path.open(encoding="utf-8", newline="")
     except UnicodeDecodeError as error:
@@ -108,12 +109,21 @@ def from_stream(source: str, handle: TextIO) -> Iterator[Payload | ReadProblem]:
         yield ReadProblem(source, f"cannot be read: {error.strerror}")
 
 
-def _ndjson(source: str, lines: Iterable[str]) -> Iterator[Payload | ReadProblem]:
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n")
+def ndjson_payloads(source: str, lines: Iterable[bytes], first_line: int = 1) -> Iterator[Payload | ReadProblem]:
+    """The payloads of NDJSON lines (bytes, each read on its own: a line that is not UTF-8 or not JSON is a problem
+    of that line only), numbered from `first_line`; blank lines are skipped and counted."""
+    for number, raw in enumerate(lines, start=first_line):
+        line = raw.rstrip(b"\r\n")
         if not line.strip():
             continue
         try:
             yield Payload(source, fast_json.loads(line), line=number)
         except strict_json.StrictJSONError as error:
             yield ReadProblem(source, f"invalid JSON: {error.message}", number, error.column)
+
+
+def _without_bom(lines: Iterable[bytes]) -> Iterator[bytes]:
+    first = True
+    for line in lines:
+        yield line.removeprefix(codecs.BOM_UTF8) if first else line
+        first = False

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from conformance.cli.checking import Checked
 from conformance.cli.inputs import Payload, ReadProblem
 from profiles.issues import Issue, Severity
 
@@ -55,6 +56,15 @@ class Writer:
     def clean(self, count: int) -> None:
         """`count` payloads checked with nothing to report."""
         self.tally.documents += count
+
+    def checked(self, checked: Checked) -> None:
+        """What one unit of work found (conformance.cli.checking), in its order."""
+        for reported in checked.reported:
+            if isinstance(reported, ReadProblem):
+                self.problem(reported)
+            else:
+                self.payload(*reported)
+        self.clean(checked.clean)
 
     def finish(self) -> None:
         raise NotImplementedError

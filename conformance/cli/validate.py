@@ -102,12 +102,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     completed = False
     try:
         for checked in ordered(checker.check, units(args.paths, skip=output), args.jobs):
-            for reported in checked.reported:
-                if isinstance(reported, tuple):
-                    writer.payload(*reported)
-                else:
-                    writer.problem(reported)
-            writer.clean(checked.clean)
+            writer.checked(checked)
         writer.finish()
         completed = True
     finally:
