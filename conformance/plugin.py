@@ -7,7 +7,7 @@ Options name the target; fixtures give the tests what they need to check any imp
 - `api`: an HTTP client of the target (`Api`), every exchange recorded for the report;
 - `receiver`: the local HTTP receiver for report deliveries and notifications (started on first
   use, once per session);
-- `report_key`: a fresh RSA-4096 key pair for one report order.
+- `report_key`: a fresh RSA-4096 key pair for one report order; `key_pairs` hands out more (`take()`).
 
 A conformance test names what it checks with `@pytest.mark.requirement("ERIS-READ-001", ...)`.
 Each test's outcome, requirements and exchanges travel in its report's `user_properties`, so that
@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 import httpx
 import pytest
 
+from conformance.key_pairs import KeyPairs
 from conformance.outcomes import Blocked, Findings, FindingsFailed, TestOutcome
 from conformance.settings import DEFAULT_EXAMPLES
 from conformance.target import Target, TargetError, load_target
@@ -456,12 +457,18 @@ def findings(request: pytest.FixtureRequest) -> Findings:
     return request.node.stash[FINDINGS]
 
 
-@pytest.fixture
-def report_key() -> Any:
-    """A fresh RSA-4096 key pair: the contract asks for a new pair for each order."""
-    from reports.keys import generate_key_pair
+@pytest.fixture(scope="session")
+def key_pairs() -> Iterator[KeyPairs]:
+    """Fresh RSA-4096 key pairs, one for each order (`take()`), made ahead by a process of their own."""
+    pairs = KeyPairs()
+    yield pairs
+    pairs.close()
 
-    return generate_key_pair()
+
+@pytest.fixture
+def report_key(key_pairs: KeyPairs) -> Any:
+    """A fresh RSA-4096 key pair: the contract asks for a new pair for each order."""
+    return key_pairs.take()
 
 
 @pytest.hookimpl(wrapper=True)

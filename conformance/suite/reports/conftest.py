@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, order_body
 from conformance.suite.support.writes import owner_nip_of
 from conformance.traffic import Exchange
-from reports.keys import generate_key_pair, public_key_pem
+from reports.keys import public_key_pem
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +42,10 @@ def period() -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def refusal_key() -> rsa.RSAPrivateKey:
+def refusal_key(key_pairs: Any) -> rsa.RSAPrivateKey:
     """One key for the orders that must be refused: nothing is ever encrypted for them, so one key serves
     them all (the orders that are carried out each get a fresh key)."""
-    return generate_key_pair()
+    return key_pairs.take()
 
 
 @pytest.fixture
@@ -84,19 +84,25 @@ class RunAtOrder:
 
 
 _RUN_AT_ORDER = pytest.StashKey[RunAtOrder]()
-_ORDER_NEEDS = frozenset({"api", "receiver", "report_token", "company_tax_no", "period"})
+_ORDER_NEEDS = frozenset({"api", "receiver", "report_token", "company_tax_no", "period", "key_pairs"})
 
 
 @pytest.fixture
 def run_at_order(
-    request: pytest.FixtureRequest, api: Any, receiver: Any, report_token: str, company_tax_no: str, period: Any
+    request: pytest.FixtureRequest,
+    api: Any,
+    receiver: Any,
+    report_token: str,
+    company_tax_no: str,
+    period: Any,
+    key_pairs: Any,
 ) -> RunAtOrder:
     """The order of the runAt test, placed once per run: by the first report test that has what an order needs
     (`run_at_order_placed_early`), else now."""
     placed = request.config.stash.get(_RUN_AT_ORDER, None)
     if placed is None:
         placed = request.config.stash[_RUN_AT_ORDER] = _place_run_at_order(
-            api, receiver, report_token, company_tax_no, period
+            api, receiver, report_token, company_tax_no, period, key_pairs.take()
         )
     return placed
 
@@ -113,11 +119,12 @@ def run_at_order_placed_early(request: pytest.FixtureRequest) -> None:
         request.getfixturevalue("run_at_order")
 
 
-def _place_run_at_order(api: Any, receiver: Any, token: str, company: str, period: tuple[str, str]) -> RunAtOrder:
+def _place_run_at_order(
+    api: Any, receiver: Any, token: str, company: str, period: tuple[str, str], key: rsa.RSAPrivateKey
+) -> RunAtOrder:
     name = f"later-{uuid.uuid4().hex[:12]}"
     run_at = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=RUN_AT_DELAY + 1)
-    pem = public_key_pem(generate_key_pair())  # a fresh key, as for every order
-    body = order_body(pem, receiver.delivery_url(name), company, period, format_="csv", run_at=run_at)
+    body = order_body(public_key_pem(key), receiver.delivery_url(name), company, period, format_="csv", run_at=run_at)
     earlier = api.traffic.take()  # the exchanges of the test placing it stay that test's
     response, error = None, None
     try:

@@ -44,7 +44,7 @@ from conformance.suite.support.reports import (
     read_report,
 )
 from profiles.limits import LIMITS
-from reports.keys import generate_key_pair, public_key_pem
+from reports.keys import public_key_pem
 
 # -- orders end to end, examined stage by stage ------------------------------------------------------------
 
@@ -103,14 +103,16 @@ class OrderBook:
     """Places each end-to-end order once (a fresh RSA-4096 key for each) and keeps what every stage
     found, so that a later stage can build on it or be skipped when an earlier one failed."""
 
-    def __init__(self, api: Any, receiver: Any, target: Any, token: str, company: str, period: tuple[str, str]):
+    def __init__(
+        self, api: Any, receiver: Any, target: Any, token: str, company: str, period: tuple[str, str], keys: Any
+    ):
         self.api, self.receiver, self.target, self.token = api, receiver, target, token
-        self.company, self.period = company, period
+        self.company, self.period, self.keys = company, period, keys
         self.orders: dict[str, PlacedOrder] = {}
 
     def place(self, case: OrderCase) -> PlacedOrder:
         if case.id not in self.orders:
-            key = generate_key_pair()
+            key = self.keys.take()
             name = f"{case.id}-{uuid.uuid4().hex[:12]}"
             run_at = datetime.now(UTC) + timedelta(seconds=case.run_at_offset)
             body = order_body(
@@ -239,8 +241,16 @@ class OrderBook:
 
 
 @pytest.fixture(scope="module")
-def book(api: Any, receiver: Any, target: Any, report_token: str, company_tax_no: str, period: tuple[str, str]):
-    return OrderBook(api, receiver, target, report_token, company_tax_no, period)
+def book(
+    api: Any,
+    receiver: Any,
+    target: Any,
+    report_token: str,
+    company_tax_no: str,
+    period: tuple[str, str],
+    key_pairs: Any,
+):
+    return OrderBook(api, receiver, target, report_token, company_tax_no, period, key_pairs)
 
 
 @pytest.mark.requirement(

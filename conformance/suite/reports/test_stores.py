@@ -27,7 +27,7 @@ from conformance.suite.support.reports import (
     open_session_key,
     read_report,
 )
-from reports.keys import generate_key_pair, public_key_pem
+from reports.keys import public_key_pem
 
 POLL_SECONDS = 0.25
 
@@ -56,6 +56,7 @@ def order_into_store(
     company_tax_no: str,
     period: tuple[str, str],
     findings: Any,
+    key_pairs: Any,
 ) -> Any:
     def order_into(storage_type: str, requirement: str) -> None:
         """An order (parquet, no compression, runAt now, a fresh RSA key) whose storage is a fresh folder of the store
@@ -70,7 +71,7 @@ def order_into_store(
             place = stores.place(storage_type)
         except (StoreUnavailable, StoreSettingsError) as missing:
             pytest.skip(f"the suite cannot provide the {storage_type} store the target declares: {missing}")
-        key = generate_key_pair()  # a new key pair for each order (the contract's key hygiene)
+        key = key_pairs.take()  # a new key pair for each order (the contract's key hygiene)
         ordered_at = time.time()
         body = order_body(
             public_key_pem(key),
