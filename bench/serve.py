@@ -20,6 +20,11 @@ Each workload runs `--connections` concurrent connections for `--seconds` (after
 then identifier reads run once more over a single connection, one request at a time: the cleanest
 figure for "does the cost of a read grow with the data". When `wrk` is on the PATH, it repeats
 workload (a) as a cross-check that this Python load generator is not what limits the figures.
+
+At each size, a trivial aiohttp server (one GET handler answering a small constant JSON, no middlewares)
+runs first the same way: its own process pinned to the same core, the same load generator, connections
+and seconds. Identifier reads are reported as a share of it: what the service costs beyond aiohttp itself,
+on the machine as busy as it was during the run.
 """
 
 from __future__ import annotations
@@ -49,10 +54,20 @@ from urllib.parse import quote
 from machine import checkout_state, load_average
 
 ROOT = Path(__file__).resolve().parent.parent
+# bench/ is first on the path when this file runs as a script, and bench/reports.py would hide the reports
+# package that the reference implementation imports; the checkout's own packages come first instead
+sys.path[:] = [str(ROOT), *(entry for entry in sys.path if Path(entry or ".").resolve() != ROOT / "bench")]
 FIXED_PARTIES = 34
 """Parties of the seed data set without `large`."""
 TARGET_RATE = 3_000
 TARGET_RATIO = 1.5
+TARGET_LIST_RATE = 2_000
+TARGET_LIST_SIZE = 100_000
+"""List reads (b) per second at this many parties (issue 16)."""
+TARGET_SHARE_OF_TRIVIAL = 0.60
+"""Identifier reads (a) per second as a share of the trivial aiohttp GET of the same run (issue 16)."""
+TRIVIAL_PATH = b"/trivial"
+TRIVIAL_BODY = b'{"status":"ok"}'
 HOST = "127.0.0.1"
 SAMPLE = 5_000
 """Random large-set parties whose identifiers workload (a) asks for."""
@@ -79,18 +94,27 @@ def _build(size: int, path: str) -> None:
     asyncio.run(build())
 
 
-def _serve(path: str, cpu: int | None, profile: str | None) -> None:
+def _serve(path: str | None, cpu: int | None, profile: str | None) -> None:
     """Serve an existing database on a free port of 127.0.0.1 until SIGTERM; print `ready PORT`. With
-    `profile`, the whole life of the server runs under cProfile, whose statistics go to that file."""
+    `profile`, the whole life of the server runs under cProfile, whose statistics go to that file. Without
+    a database, the trivial server: GET TRIVIAL_PATH answers TRIVIAL_BODY, nothing else runs."""
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
     from aiohttp import web
 
-    from reference_impl.app import ServerSettings, create_app
+    if path is None:
 
-    # As `eris serve`, but the gateway rate limit (200/s per client by default) is off: every request of
-    # the benchmark comes from one client.
-    app = create_app(ServerSettings(db=path, seed=None, rate_per_second=0))
+        async def constant(request: web.Request) -> web.Response:
+            return web.Response(body=TRIVIAL_BODY, content_type="application/json")
+
+        app = web.Application()
+        app.router.add_get(TRIVIAL_PATH.decode(), constant)
+    else:
+        from reference_impl.app import ServerSettings, create_app
+
+        # As `eris serve`, but the gateway rate limit (200/s per client by default) is off: every request of
+        # the benchmark comes from one client.
+        app = create_app(ServerSettings(db=path, seed=None, rate_per_second=0))
 
     async def serve() -> None:
         runner = web.AppRunner(app, handle_signals=False)
@@ -264,6 +288,10 @@ def _items(expected: int) -> Callable[[bytes], str]:
     return check
 
 
+def _constant(body: bytes) -> str:
+    return "" if body == TRIVIAL_BODY else "not the constant answer"
+
+
 def _holding(value: str) -> Callable[[bytes], str]:
     wanted = f'"value":"{value}"'.encode()
 
@@ -416,13 +444,27 @@ def _line(name: str, run: Run) -> str:
 @dataclass
 class SizeResult:
     size: int
+    trivial: Run
     identifier: Run
     lists: Run
     sequential: Run
 
+    @property
+    def share_of_trivial(self) -> float:
+        return self.identifier.rate / self.trivial.rate if self.trivial.rate else float("nan")
 
-def _start_server(db_path: str, cpu: int | None, profile: str | None) -> tuple[subprocess.Popen[str], int]:
-    command = [sys.executable, __file__, "--child-serve", db_path]
+    @property
+    def share_of_trivial_per_cpu(self) -> float:
+        """The same per second of the server's CPU: steadier where other work takes the cores now and then, and
+        lower where the trivial server is not kept busy (by a load generator that shares its core)."""
+        trivial, identifier = self.trivial, self.identifier
+        if not (trivial.rate and trivial.server_cpu and identifier.server_cpu):
+            return float("nan")
+        return (identifier.rate / identifier.server_cpu) / (trivial.rate / trivial.server_cpu)
+
+
+def _start_server(db_path: str | None, cpu: int | None, profile: str | None) -> tuple[subprocess.Popen[str], int]:
+    command = [sys.executable, __file__, *(["--child-serve", db_path] if db_path else ["--child-trivial"])]
     if cpu is not None:
         command += ["--child-cpu", str(cpu)]
     if profile is not None:
@@ -456,10 +498,17 @@ def measure_size(size: int, args: argparse.Namespace, cpus: tuple[int, int] | No
         f"\n{size:,} parties: database built in {time.perf_counter() - started:.1f} s ({megabytes:,.0f} MB; not timed)"
     )
     loads = workloads(db_path, size, args.max_offset, random.Random(args.seed))
+    warmup = min(1.0, args.seconds)
+    server, port = _start_server(None, cpus[0] if cpus else None, None)
+    try:
+        constant = [(TRIVIAL_PATH, _constant)]
+        trivial = timed(port, server.pid, _cycler(constant), args.connections, args.seconds, warmup)
+        print(_line(f"trivial aiohttp GET (the yardstick), {args.connections} connections", trivial))
+    finally:
+        _stop(server)
     profile = str(Path(directory, f"server-{size}.prof")) if args.profile else None
     server, port = _start_server(db_path, cpus[0] if cpus else None, profile)
     try:
-        warmup = min(1.0, args.seconds)
         identifier = timed(port, server.pid, _cycler(loads.identifier), args.connections, args.seconds, warmup)
         print(_line(f"(a) identifier reads, {args.connections} connections", identifier))
         lists = timed(port, server.pid, _cycler(loads.lists), args.connections, args.seconds, warmup)
@@ -473,11 +522,11 @@ def measure_size(size: int, args: argparse.Namespace, cpus: tuple[int, int] | No
             )
     finally:
         _stop(server)
-        for leftover in Path(directory).glob(f"parties-{size}.db*"):
-            leftover.unlink()
+        for leftover in Path(directory).glob(f"parties-{size}.db*"):  # the report spool beside it is a folder
+            shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
     if profile is not None and Path(profile).exists():
         _print_profile(profile, size)
-    return SizeResult(size, identifier, lists, sequential)
+    return SizeResult(size, trivial, identifier, lists, sequential)
 
 
 def _print_profile(path: str, size: int) -> None:
@@ -502,7 +551,10 @@ def summary(results: list[SizeResult]) -> None:
     print()
     print(f"{'figure':<48}" + "".join(f"{r.size:>14,}" for r in results))
     rows: list[tuple[str, Callable[[SizeResult], str]]] = [
+        ("trivial aiohttp GET/s, concurrent", lambda r: f"{r.trivial.rate:,.0f}"),
         ("(a) identifier reads/s, concurrent", lambda r: f"{r.identifier.rate:,.0f}"),
+        ("(a) share of the trivial GET", lambda r: f"{r.share_of_trivial:.0%}"),
+        ("(a) share of the trivial GET per server CPU-second", lambda r: f"{r.share_of_trivial_per_cpu:.0%}"),
         ("(a) median latency, concurrent", lambda r: _ms(r.identifier.percentile(0.5))),
         ("(a) p99 latency, concurrent", lambda r: _ms(r.identifier.percentile(0.99))),
         ("(a) median latency, 1 connection", lambda r: _ms(r.sequential.percentile(0.5))),
@@ -511,15 +563,30 @@ def summary(results: list[SizeResult]) -> None:
         ("(b) median latency, concurrent", lambda r: _ms(r.lists.percentile(0.5))),
         ("(b) p99 latency, concurrent", lambda r: _ms(r.lists.percentile(0.99))),
         (
-            "errors (a concurrent + a sequential + b)",
-            lambda r: f"{r.identifier.errors + r.sequential.errors + r.lists.errors}",
+            "errors (trivial + a concurrent + a sequential + b)",
+            lambda r: f"{r.trivial.errors + r.identifier.errors + r.sequential.errors + r.lists.errors}",
         ),
     ]
     for name, cell in rows:
-        print(f"{name:<48}" + "".join(f"{cell(r):>14}" for r in results))
+        print(f"{name:<52}" + "".join(f"{cell(r):>14}" for r in results))
+    print()
+    share = min(r.share_of_trivial for r in results)
+    verdict = "met" if share >= TARGET_SHARE_OF_TRIVIAL else "NOT met"
+    print(
+        f"identifier reads as a share of the trivial GET, lowest of the sizes: {share:.0%} "
+        f"(goal >= {TARGET_SHARE_OF_TRIVIAL:.0%}: {verdict})"
+    )
+    at_target = [r for r in results if r.size == TARGET_LIST_SIZE]
+    if at_target:
+        rate = at_target[0].lists.rate
+        verdict = "met" if rate >= TARGET_LIST_RATE else "NOT met"
+        print(
+            f"(b) list reads/s at {TARGET_LIST_SIZE:,} parties: {rate:,.0f} (goal >= {TARGET_LIST_RATE:,}: {verdict})"
+        )
+    else:
+        print(f"(b) list reads: the goal (>= {TARGET_LIST_RATE:,}/s) is for {TARGET_LIST_SIZE:,} parties, not measured")
     if len(results) < 2:
         return
-    print()
     sizes = f"{largest.size:,} / {smallest.size:,} parties"
     for name, pick in (
         ("(a) concurrent", lambda r: r.identifier),
@@ -555,13 +622,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the figures of such a run are not the server's)",
     )
     parser.add_argument("--child-serve", metavar="DB", help=argparse.SUPPRESS)
+    parser.add_argument("--child-trivial", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child-profile", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--child-cpu", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_build:
         _build(int(args.child_build[0]), args.child_build[1])
         return 0
-    if args.child_serve:
+    if args.child_serve or args.child_trivial:
         _serve(args.child_serve, args.child_cpu, args.child_profile)
         return 0
 
