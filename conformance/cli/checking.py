@@ -6,11 +6,13 @@ process, in a worker of `--jobs`, or in a Dask task (conformance.cli.dask_valida
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.cli.inputs import Payload, ReadProblem, iter_payloads, ndjson_payloads
+from conformance.cli.inputs import NDJSON_SUFFIXES, Payload, ReadProblem, iter_payloads, ndjson_payloads
+from profiles import fast_json, strict_json
 from profiles.issues import Issue
 from profiles.validator import RESOURCE, Validator
 
@@ -68,7 +70,7 @@ class Checker:
                 unit.source, unit.data.split(b"\n"), unit.first_line
             )
         elif isinstance(unit, FileBatch):
-            items = iter_payloads(unit.paths)
+            items = (item for path in unit.paths for item in _small_file(path))
         else:
             items = iter(unit.items)
         for item in items:
@@ -83,6 +85,29 @@ class Checker:
             else:
                 checked.clean += 1
         return checked
+
+
+def _small_file(path: str) -> Iterator[Payload | ReadProblem]:
+    """A small file read whole: one document, an array or NDJSON. Whatever is not plainly one of these (a broken
+    text, several values in a .json file) is read again by the streaming reader, which explains it."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read().removeprefix(codecs.BOM_UTF8)
+    except OSError:
+        yield from iter_payloads([path])  # says why it cannot be read
+        return
+    if path.lower().endswith(NDJSON_SUFFIXES):
+        yield from ndjson_payloads(path, data.split(b"\n"))
+        return
+    try:
+        value = fast_json.loads(data)
+    except strict_json.StrictJSONError:
+        yield from iter_payloads([path])
+        return
+    if isinstance(value, list):
+        yield from (Payload(path, item, prefix=f"/{index}") for index, item in enumerate(value))
+    else:
+        yield Payload(path, value)
 
 
 def _reduced(payload: Payload) -> Payload:
