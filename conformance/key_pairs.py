@@ -21,9 +21,9 @@ from reports.keys import KEY_BITS, generate_key_pair
 
 __all__ = ["KeyPairs"]
 
-AHEAD = 3
-"""Keys kept ready beyond those taken: what a burst of orders takes before the child catches up, and at most what
-a run wastes."""
+AHEAD = 4
+"""Keys kept ready beyond those taken: what a burst of orders takes before the child catches up (the suite's five
+end-to-end orders come one after another), and at most what a run wastes."""
 _END = b"-----END PRIVATE KEY-----\n"
 _STOP_TIMEOUT = 5.0
 # Each line of stdin asks for that many more keys; each key goes out as one PKCS#8 PEM block.
@@ -45,8 +45,8 @@ for line in sys.stdin:
 
 
 class KeyPairs:
-    """`take()` a fresh private key; `close()` stops the child. The child starts on the first `take()`, so a run
-    that orders nothing starts nothing."""
+    """`take()` a fresh private key; `close()` stops the child. The child starts on `start()` or the first `take()`,
+    so a run that orders nothing starts nothing."""
 
     def __init__(self, bits: int = KEY_BITS, ahead: int = AHEAD) -> None:
         self.bits = bits
@@ -54,10 +54,14 @@ class KeyPairs:
         self._process: subprocess.Popen[bytes] | None = None
         self._started = False
 
-    def take(self) -> rsa.RSAPrivateKey:
+    def start(self) -> None:
+        """Have the first keys made now (once)."""
         if not self._started:
             self._started = True
             self._start()
+
+    def take(self) -> rsa.RSAPrivateKey:
+        self.start()
         process = self._process
         if process is not None:
             assert process.stdin is not None and process.stdout is not None

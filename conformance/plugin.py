@@ -457,12 +457,34 @@ def findings(request: pytest.FixtureRequest) -> Findings:
     return request.node.stash[FINDINGS]
 
 
+KEY_PAIRS = pytest.StashKey[KeyPairs]()
+
+
+def _key_pairs(config: pytest.Config) -> KeyPairs:
+    if KEY_PAIRS not in config.stash:
+        config.stash[KEY_PAIRS] = KeyPairs()
+    return config.stash[KEY_PAIRS]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # the first keys are made while the tests before the first order run; a pytest-xdist worker, which may run
+    # none of the tests that order, starts its maker on its first key
+    if hasattr(session.config, "workerinput"):
+        return
+    if any("key_pairs" in getattr(item, "fixturenames", ()) for item in session.items):
+        _key_pairs(session.config).start()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if KEY_PAIRS in config.stash:
+        config.stash[KEY_PAIRS].close()
+
+
 @pytest.fixture(scope="session")
-def key_pairs() -> Iterator[KeyPairs]:
+def key_pairs(pytestconfig: pytest.Config) -> KeyPairs:
     """Fresh RSA-4096 key pairs, one for each order (`take()`), made ahead by a process of their own."""
-    pairs = KeyPairs()
-    yield pairs
-    pairs.close()
+    return _key_pairs(pytestconfig)
 
 
 @pytest.fixture
