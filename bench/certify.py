@@ -1,7 +1,7 @@
 """Wall time of a full `eris certify` of the embedded reference implementation, in one process and, when
 pytest-xdist is installed, with `--workers 2`.
 
-    python bench/certify.py [--repeat 3] [--workers 2] [-k EXPR]
+    python bench/certify.py [--repeat 3] [--workers 2 | --workers 0] [-k EXPR]
 
 Each run is `eris certify --quiet --report-dir <temporary>` as a user starts it (a subprocess: the
 interpreter's start, the seed of the reference implementation, the whole suite and the outputs are all in
@@ -74,7 +74,9 @@ def measure(name: str, extra: list[str], repeat: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=1, help="runs of each mode (default 1); the median is printed")
-    parser.add_argument("--workers", type=int, default=2, help="workers of the parallel mode (default 2)")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="workers of the parallel mode (default 2; 0 leaves that mode out)"
+    )
     parser.add_argument("-k", dest="keyword", help="only the tests matching this pytest -k expression")
     args = parser.parse_args()
     if args.repeat < 1:
@@ -86,7 +88,9 @@ def main() -> int:
         f"CPUs, load average {load_average()}"
     )
     measure("one process", extra, args.repeat)
-    if importlib.util.find_spec("xdist") is None:
+    if args.workers == 0:
+        pass
+    elif importlib.util.find_spec("xdist") is None:
         print("--workers: pytest-xdist is not installed, not measured")
     else:
         print(f"pytest-xdist {version('pytest-xdist')}")
