@@ -26,6 +26,7 @@ from profiles.identifier_formats import FORMATS
 from profiles.installation import INSTALLATION_OID_ARC
 from profiles.paths import split_path
 from profiles.rule_schemas import Schema, at_path, compile_rule
+from profiles.schema_merge import merged
 
 __all__ = ["CleanGate", "clean_gate"]
 
@@ -40,8 +41,11 @@ class CleanGate:
     """The check digits of the registry namespaces, as custom formats ("eris-nip"...) the schema names."""
 
 
-def clean_gate(contract: Contract, rules: ResourceRules, context: str, structure: str) -> CleanGate | None:
-    """The gate of one resource type in one context (`structure`: the $id of its schema), or None when it has none."""
+def clean_gate(
+    contract: Contract, rules: ResourceRules, context: str, structure: str, *, merge: bool = True
+) -> CleanGate | None:
+    """The gate of one resource type in one context (`structure`: the $id of its schema), or None when it has none;
+    its parts joined by profiles.schema_merge unless `merge` is false (the same verdict, slower)."""
     if context != RESOURCE or not rules.schema:
         return None  # writes check recognition differently (writable profiles); they take the usual path
     candidates = contract.profiles_of(rules.resource_type)
@@ -50,7 +54,7 @@ def clean_gate(contract: Contract, rules: ResourceRules, context: str, structure
     formats: dict[str, Callable[[str], bool]] = {}
     for spec in _checking(rules.rules, context):
         if spec["rule"] == "profile-namespace":
-            parts.append(_profile_namespaces(contract, spec, recognised))
+            parts.append(_profile_namespaces(contract, spec, recognised, RESOURCE in rules.profile_required_in))
             continue
         if spec["rule"] == "identifier-format":
             parts.append(_identifier_formats(contract, spec, formats))
@@ -69,7 +73,7 @@ def clean_gate(contract: Contract, rules: ResourceRules, context: str, structure
         if profile_parts:
             parts.append({"if": recognised[profile], "then": {"allOf": profile_parts}})
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "allOf": parts}
-    return CleanGate(schema, formats)
+    return CleanGate(merged(schema) if merge else schema, formats)
 
 
 def _checking(specs: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
@@ -216,15 +220,21 @@ _GATES: dict[str, Callable[[Contract, Mapping[str, Any]], Schema | None]] = {
 }
 
 
-def _profile_namespaces(contract: Contract, spec: Mapping[str, Any], recognised: dict[Profile, Schema]) -> Schema:
+def _profile_namespaces(
+    contract: Contract, spec: Mapping[str, Any], recognised: dict[Profile, Schema], profile_required: bool
+) -> Schema:
     """profile-namespace: an identifier in an installation namespace is in a namespace of the recognised profiles.
-    Conservative: one recognised profile must hold every such identifier (the rule takes the union of all)."""
-    installation = sorted(s for s in contract.namespaces if s.startswith(INSTALLATION_OID_ARC))
-    in_installation = {"type": "object", "required": ["system"], "properties": {"system": {"enum": installation}}}
+    Conservative: one recognised profile must hold every such identifier (the rule takes the union of all). The
+    branch "no profile recognised" comes last, and not at all where the gate demands a profile anyway: anyOf stops
+    at the first branch that holds, and most documents are held by their profile's."""
+    installation = {s for s in contract.namespaces if s.startswith(INSTALLATION_OID_ARC)}
     tokens = split_path(spec["path"])
-    held_by = []
+    branches = []
     for profile, claimed_or_shown in recognised.items():
-        allowed = sorted(ns.system for ns in contract.namespaces.values() if ns.key in profile.identifier_namespaces)
-        leaf = {"if": in_installation, "then": {"properties": {"system": {"enum": allowed} if allowed else False}}}
-        held_by.append({"allOf": [claimed_or_shown, at_path(tokens, leaf)]})
-    return {"anyOf": [{"not": {"anyOf": list(recognised.values())}} if recognised else {}, *held_by]}
+        allowed = {ns.system for ns in contract.namespaces.values() if ns.key in profile.identifier_namespaces}
+        forbidden = sorted(installation - allowed)
+        leaf = {"properties": {"system": {"not": {"enum": forbidden}}}} if forbidden else {}
+        branches.append({"allOf": [claimed_or_shown, at_path(tokens, leaf)]})
+    if not profile_required or not recognised:
+        branches.append({"not": {"anyOf": list(recognised.values())}} if recognised else {})
+    return {"anyOf": branches}

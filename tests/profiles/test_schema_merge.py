@@ -1,0 +1,88 @@
+"""profiles.schema_merge: the merged clean gate gives the verdict of the gate as written, on every document."""
+
+import jsonschema_rs
+import pytest
+from case_files import load_tests
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mutations import element_paths, with_element_replaced
+
+from profiles.clean_gate import clean_gate
+from profiles.contract import RESOURCE
+from profiles.schema_merge import merged
+from profiles.validator import Validator
+
+VALIDATOR = Validator()
+SEEDS = [t.data for t in load_tests() if isinstance(t.data, dict) and isinstance(t.data.get("resourceType"), str)]
+
+
+def _gates(resource_type):
+    """The gate of the type as written and as merged, compiled."""
+    rules = VALIDATOR.contract.resources[resource_type]
+    structure = VALIDATOR.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"]
+    written = clean_gate(VALIDATOR.contract, rules, RESOURCE, structure, merge=False)
+    if written is None:
+        return None
+    return tuple(
+        jsonschema_rs.validator_for(
+            schema, registry=VALIDATOR.schemas.registry, formats=dict(written.formats), validate_formats=True
+        )
+        for schema in (written.schema, merged(written.schema))
+    )
+
+
+GATES = {
+    name: _gates(name)
+    for name in sorted({seed["resourceType"] for seed in SEEDS})
+    if name in VALIDATOR.contract.resources
+}
+leaves = (
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "active", "contractor", "urn:oid:1"])
+)
+json_values = st.recursive(
+    leaves,
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.sampled_from(["system", "code", "coding", "value", "profile", "x"]), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@pytest.mark.parametrize("document", SEEDS, ids=lambda d: d.get("id", d["resourceType"]))
+def test_merged_gate_agrees_on_case_data(document):
+    gates = GATES.get(document["resourceType"])
+    if gates is not None:
+        written, merged_gate = gates
+        assert written.is_valid(document) == merged_gate.is_valid(document)
+
+
+@settings(max_examples=2000)
+@given(data=st.data(), value=json_values)
+def test_merged_gate_agrees_with_one_element_replaced(data, value):
+    document = data.draw(st.sampled_from(SEEDS))
+    gates = GATES.get(document["resourceType"])
+    if gates is None:
+        return
+    path = data.draw(st.sampled_from(list(element_paths(document))[1:] or [()]))
+    mutated = with_element_replaced(document, path, value)
+    written, merged_gate = gates
+    assert written.is_valid(mutated) == merged_gate.is_valid(mutated)
+
+
+def test_merging_joins_shared_paths_and_drops_idle_type_guards():
+    schema = {
+        "allOf": [
+            {"properties": {"a": {"type": "string"}}},
+            {"if": {"type": "object"}, "then": {"required": ["a"], "properties": {"a": {"minLength": 1}}}},
+            {"anyOf": [{"required": ["b"]}, {"required": ["c"]}]},
+        ]
+    }
+    assert merged(schema) == {
+        "allOf": [
+            {"properties": {"a": {"allOf": [{"type": "string"}, {"minLength": 1}]}}, "required": ["a"]},
+            {"anyOf": [{"required": ["b"]}, {"required": ["c"]}]},
+        ]
+    }
+    kept = {"if": {"type": "object"}, "then": {"required": ["a"], "minimum": 1}}  # minimum is not an object keyword
+    assert merged(kept) == kept
