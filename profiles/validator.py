@@ -116,8 +116,17 @@ class Validator:
     def is_valid(self, document: Any, **options: Any) -> bool:
         return not any(issue.is_error for issue in self.iter_issues(document, **options))
 
-    def validate(self, document: Any, **options: Any) -> list[Issue]:
-        return list(self.iter_issues(document, **options))
+    def validate(
+        self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
+    ) -> list[Issue]:
+        if self._gated and profile is None and type(document) is dict:
+            # the common case of millions of payloads, without a generator: a gate that was built and passes
+            found = document.get("resourceType")
+            known = type(found) is str and (resource_type is None or found == resource_type)
+            gate = self._gates.get((found, context)) if known else None
+            if gate is not None and _passes(gate, document):
+                return []
+        return list(self.iter_issues(document, resource_type=resource_type, profile=profile, context=context))
 
     def iter_issues(
         self,
