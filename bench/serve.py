@@ -369,10 +369,11 @@ def _cycler(requests: list[Request]) -> Callable[[], Request]:
 # -- wrk, when installed --------------------------------------------------------------------------
 
 
-def _wrk(port: int, requests: list[Request], connections: int, seconds: float, directory: str) -> str:
-    """Workload (a) again, driven by wrk (status codes checked, bodies not): its rate and median latency."""
+def _wrk(port: int, requests: list[Request], connections: int, seconds: float, directory: str) -> tuple[str, float]:
+    """A workload again, driven by wrk (status codes checked, bodies not): its rate and median latency as text,
+    and the rate (nan when wrk gave none)."""
     paths = ",\n".join(f'  "{path.decode()}"' for path, _ in requests[:2_000])
-    script = Path(directory, "identifier.lua")
+    script = Path(directory, "paths.lua")
     script.write_text(
         f"paths = {{\n{paths}\n}}\n"
         "counter = 0\n"
@@ -390,12 +391,13 @@ def _wrk(port: int, requests: list[Request], connections: int, seconds: float, d
     bad = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", output)
     errors = re.search(r"Socket errors:.*", output)
     if not rate or not median:
-        return f"wrk gave no figures: {output.strip()[:300]}"
+        return f"wrk gave no figures: {output.strip()[:300]}", float("nan")
     scale = {"us": 1e-3, "ms": 1.0, "s": 1e3}[median.group(2)]
-    return (
+    text = (
         f"{float(rate.group(1)):,.0f} requests/s, median {float(median.group(1)) * scale:.2f} ms, "
         f"non-2xx {bad.group(1) if bad else 0}{'; ' + errors.group(0) if errors else ''}"
     )
+    return text, float(rate.group(1))
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -448,6 +450,9 @@ class SizeResult:
     identifier: Run
     lists: Run
     sequential: Run
+    wrk_trivial: float = float("nan")
+    wrk_identifier: float = float("nan")
+    """The rates of the cross-checks with wrk; nan without wrk."""
 
     @property
     def share_of_trivial(self) -> float:
@@ -461,6 +466,10 @@ class SizeResult:
         if not (trivial.rate and trivial.server_cpu and identifier.server_cpu):
             return float("nan")
         return (identifier.rate / identifier.server_cpu) / (trivial.rate / trivial.server_cpu)
+
+    @property
+    def share_of_trivial_by_wrk(self) -> float:
+        return self.wrk_identifier / self.wrk_trivial if self.wrk_trivial else float("nan")
 
 
 def _start_server(db_path: str | None, cpu: int | None, profile: str | None) -> tuple[subprocess.Popen[str], int]:
@@ -499,11 +508,16 @@ def measure_size(size: int, args: argparse.Namespace, cpus: tuple[int, int] | No
     )
     loads = workloads(db_path, size, args.max_offset, random.Random(args.seed))
     warmup = min(1.0, args.seconds)
+    use_wrk = args.wrk and shutil.which("wrk") is not None
+    wrk_trivial = wrk_identifier = float("nan")
     server, port = _start_server(None, cpus[0] if cpus else None, None)
     try:
         constant = [(TRIVIAL_PATH, _constant)]
         trivial = timed(port, server.pid, _cycler(constant), args.connections, args.seconds, warmup)
         print(_line(f"trivial aiohttp GET (the yardstick), {args.connections} connections", trivial))
+        if use_wrk:
+            text, wrk_trivial = _wrk(port, constant, args.connections, args.seconds, directory)
+            print(f"  trivial GET, cross-check with wrk, {args.connections} connections: {text}")
     finally:
         _stop(server)
     profile = str(Path(directory, f"server-{size}.prof")) if args.profile else None
@@ -515,18 +529,16 @@ def measure_size(size: int, args: argparse.Namespace, cpus: tuple[int, int] | No
         print(_line(f"(b) owner pages and type+status lists, {args.connections} connections", lists))
         sequential = timed(port, server.pid, _cycler(loads.identifier), 1, args.seconds, warmup)
         print(_line("(a) identifier reads, 1 connection, one request at a time", sequential))
-        if args.wrk and shutil.which("wrk"):
-            print(
-                f"  (a) cross-check with wrk, {args.connections} connections: "
-                f"{_wrk(port, loads.identifier, args.connections, args.seconds, directory)}"
-            )
+        if use_wrk:
+            text, wrk_identifier = _wrk(port, loads.identifier, args.connections, args.seconds, directory)
+            print(f"  (a) cross-check with wrk, {args.connections} connections: {text}")
     finally:
         _stop(server)
         for leftover in Path(directory).glob(f"parties-{size}.db*"):  # the report spool beside it is a folder
             shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
     if profile is not None and Path(profile).exists():
         _print_profile(profile, size)
-    return SizeResult(size, trivial, identifier, lists, sequential)
+    return SizeResult(size, trivial, identifier, lists, sequential, wrk_trivial, wrk_identifier)
 
 
 def _print_profile(path: str, size: int) -> None:
@@ -555,6 +567,7 @@ def summary(results: list[SizeResult]) -> None:
         ("(a) identifier reads/s, concurrent", lambda r: f"{r.identifier.rate:,.0f}"),
         ("(a) share of the trivial GET", lambda r: f"{r.share_of_trivial:.0%}"),
         ("(a) share of the trivial GET per server CPU-second", lambda r: f"{r.share_of_trivial_per_cpu:.0%}"),
+        ("(a) share of the trivial GET, both driven by wrk", lambda r: f"{r.share_of_trivial_by_wrk:.0%}"),
         ("(a) median latency, concurrent", lambda r: _ms(r.identifier.percentile(0.5))),
         ("(a) p99 latency, concurrent", lambda r: _ms(r.identifier.percentile(0.99))),
         ("(a) median latency, 1 connection", lambda r: _ms(r.sequential.percentile(0.5))),
