@@ -124,9 +124,11 @@ class Validator:
             found = document.get("resourceType")
             known = type(found) is str and (resource_type is None or found == resource_type)
             gate = self._gates.get((found, context)) if known else None
-            if gate is not None and _passes(gate, document):
-                return []
-        return list(self.iter_issues(document, resource_type=resource_type, profile=profile, context=context))
+            if gate is not None:
+                if _passes(gate, document):
+                    return []
+                return list(self._issues(document, resource_type, profile, context, gate_tried=True))
+        return list(self._issues(document, resource_type, profile, context))
 
     def iter_issues(
         self,
@@ -137,6 +139,17 @@ class Validator:
         context: str = RESOURCE,
     ) -> Iterator[Issue]:
         """Every issue of `document`: as served (context "resource") or as a write body ("write")."""
+        return self._issues(document, resource_type, profile, context)
+
+    def _issues(
+        self,
+        document: Any,
+        resource_type: str | None,
+        profile: str | None,
+        context: str,
+        gate_tried: bool = False,
+    ) -> Iterator[Issue]:
+        """iter_issues; `gate_tried`: the clean gate of the document's type refused it already."""
         if context not in CONTEXTS:
             raise ValueError(f"context must be one of {CONTEXTS}, not {context!r}")
         codes = self.issue_codes
@@ -153,7 +166,7 @@ class Validator:
         if context == WRITE and not rules.writable:
             where = "/resourceType" if "resourceType" in document else ""
             yield codes.issue("resource-not-writable", where, f"the contract has no write of {rules.resource_type}")
-        if self._gated and profile is None:
+        if self._gated and profile is None and not gate_tried:
             gate = self._gate(rules, context)
             if gate is not None and _passes(gate, document):
                 return  # the clean gate: nothing to report (profiles/clean_gate.py)
