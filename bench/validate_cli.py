@@ -2,7 +2,8 @@
 
     python bench/validate_cli.py [--count 100000] [--files 20000] [--repeat 3] [--seed 1]
 
-Writes the corpus of bench/corpus.py (not timed) as one NDJSON file and as `--files` files of one resource each
+Writes the corpus of bench/corpus.py (not timed; without its report orders, which have no resourceType) as one
+NDJSON file and as `--files` files of one resource each
 (a folder per resource type), then times, as a user runs them (a new process each, output to /dev/null):
 
 1. `eris validate --jobs 1` and `--jobs 2` over the NDJSON file and over the folder;
@@ -154,7 +155,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         started = time.perf_counter()
         with ndjson.open("w", encoding="utf-8") as whole:
             handles = [part.open("w", encoding="utf-8") for part in parts]
-            for index, (resource_type, document, _) in enumerate(generate_labelled(args.count, args.seed)):
+            served = (
+                (resource_type, document)
+                for resource_type, document, _ in generate_labelled(args.count * 2, args.seed)
+                if "resourceType" in document  # report orders carry none: eris validate needs --resource-type
+            )
+            for index, (resource_type, document) in enumerate(served):
+                if index == args.count:
+                    break
                 line = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
                 whole.write(line + "\n")
                 handles[index % DASK_PARTITIONS].write(line + "\n")
