@@ -47,6 +47,18 @@ class ReadProblem:
         return ":".join(parts)
 
 
+EMPTY_FOLDER = "folder holds no .json, .ndjson or .jsonl file"
+
+
+def json_files(folder: Path, skip: Path | None = None) -> list[Path]:
+    """The .json, .ndjson and .jsonl files below `folder`, sorted; never `skip` (the report being written)."""
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and p.suffix.lower() in JSON_SUFFIXES and (skip is None or p.resolve() != skip)
+    )
+
+
 def iter_payloads(paths: Iterable[str], *, skip: Path | None = None) -> Iterator[Payload | ReadProblem]:
     """Every payload of every input, in order, with a ReadProblem for what cannot be read.
     `skip` (the report being written) is never read as an input."""
@@ -56,13 +68,9 @@ def iter_payloads(paths: Iterable[str], *, skip: Path | None = None) -> Iterator
             continue
         target = Path(path)
         if target.is_dir():
-            files = sorted(
-                p
-                for p in target.rglob("*")
-                if p.is_file() and p.suffix.lower() in JSON_SUFFIXES and (skip is None or p.resolve() != skip)
-            )
+            files = json_files(target, skip)
             if not files:
-                yield ReadProblem(path, "folder holds no .json, .ndjson or .jsonl file")
+                yield ReadProblem(path, EMPTY_FOLDER)
             for file in files:
                 yield from _from_file(file)
         elif target.is_file():

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from conformance.cli.checking import FileBatch, Lines, Payloads, Unit
-from conformance.cli.inputs import JSON_SUFFIXES, NDJSON_SUFFIXES, Payload, ReadProblem, from_stream
+from conformance.cli.inputs import EMPTY_FOLDER, NDJSON_SUFFIXES, Payload, ReadProblem, from_stream, json_files
 from conformance.cli.streaming import BUFFER_CHARS
 from profiles import fast_json, strict_json
 
@@ -37,13 +37,9 @@ def units(paths: Iterable[str], *, skip: Path | None = None) -> Iterator[Unit]:
             continue
         target = Path(path)
         if target.is_dir():
-            files = sorted(
-                p
-                for p in target.rglob("*")
-                if p.is_file() and p.suffix.lower() in JSON_SUFFIXES and (skip is None or p.resolve() != skip)
-            )
+            files = json_files(target, skip)
             if not files:
-                yield Payloads((ReadProblem(path, "folder holds no .json, .ndjson or .jsonl file"),))
+                yield Payloads((ReadProblem(path, EMPTY_FOLDER),))
             yield from _file_units(files)
         elif target.is_file():
             yield from _file_units([target])
