@@ -130,3 +130,28 @@ def test_jobs_must_be_a_positive_whole_number(value, capsys):
         main(["validate", "--jobs", value, str(EXAMPLES / "notification.json")])
     assert stop.value.code == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+def test_a_large_array_on_stdin_is_read_across_reads_cut_inside_a_character(tmp_path):
+    """An array (not NDJSON) on stdin is read by the streaming reader from the bytes already read and the rest;
+    the first read of 1 MiB ends inside a two-byte character."""
+    documents = []
+    for number in range(1500):
+        document = _payload(number)
+        document["note"] = "zażółć gęślą jaźń " * (number % 7)
+        documents.append(document)
+    cut = 1 << 20
+    data = json.dumps(documents, ensure_ascii=False, indent=1).encode()
+    inside = max(i for i in range(cut - 5000, cut + 1) if data[i] & 0xC0 == 0x80)  # a character's second byte
+    documents[0]["note"] = " " * (cut - inside)  # moves that byte to the cut
+    data = json.dumps(documents, ensure_ascii=False, indent=1).encode()
+    assert len(data) > cut and data[cut] & 0xC0 == 0x80
+    command = [sys.executable, "-m", "conformance.cli", "validate", "--format", "json"]
+    one = subprocess.run([*command, "--jobs", "1", "-"], input=data, capture_output=True, check=False)
+    two = subprocess.run([*command, "--jobs", "2", "-"], input=data, capture_output=True, check=False)
+    assert one.stdout == two.stdout, two.stderr
+    report = json.loads(two.stdout)
+    assert report["summary"]["documents"] == 1500 and report["summary"]["unreadable"] == 0
+    validator = Validator()
+    expected = [f"/{n}" for n, document in enumerate(documents) if validator.validate(document)]
+    assert [entry["pointer"] for entry in report["results"]] == expected
