@@ -12,6 +12,7 @@ import contextlib
 import os
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,18 +47,34 @@ class Place:
 
 
 class Stores:
-    """The stores of one certification run: each provided on first use (connected to, or started), all closed by
-    `close()`."""
+    """The stores of one certification run: each provided on first use (connected to, or started), or ahead of it by
+    `prepare()`; all closed by `close()`."""
 
     def __init__(self, settings: dict[str, dict[str, Any]], host: str = "127.0.0.1") -> None:
         self._settings = settings
         self._host = host
         self._open: dict[str, Any] = {}
+        self._pending: dict[str, Future[Any]] = {}
         self._started: list[Any] = []
+        self._pool: ThreadPoolExecutor | None = None
+
+    def prepare(self, storage_types: list[str]) -> None:
+        """Start providing these stores now, each in a thread of its own, so that a store server's start (Azurite
+        takes half a second) passes while other tests run; `place()` waits for it, and raises what opening it
+        raised."""
+        wanted = [name for name in storage_types if name in _OPENERS and name not in {*self._open, *self._pending}]
+        if not wanted:
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=len(_OPENERS), thread_name_prefix="eris-stores")
+        for name in wanted:
+            self._pending[name] = self._pool.submit(_OPENERS[name], self, self._settings.get(name, {}))
 
     def place(self, storage_type: str) -> Place:
         """A fresh place in the store of `storage_type`; StoreUnavailable when the suite cannot provide the store,
         StoreSettingsError when its table is wrong."""
+        if storage_type in self._pending:  # what opening it raised is raised here, and the next call tries again
+            self._open[storage_type] = self._pending.pop(storage_type).result()
         if storage_type not in self._open:
             self._open[storage_type] = _OPENERS[storage_type](self, self._settings.get(storage_type, {}))
         return self._open[storage_type].place(f"eris-{uuid.uuid4().hex[:12]}")
@@ -67,7 +84,12 @@ class Stores:
         return store.start()
 
     def close(self) -> None:
-        for opened in self._open.values():
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)  # a store still starting is closed below with the others
+            self._pool = None
+        prepared = [future.result() for future in self._pending.values() if future.exception() is None]
+        self._pending.clear()
+        for opened in [*self._open.values(), *prepared]:
             with contextlib.suppress(Exception):
                 opened.close()
         for store in self._started:

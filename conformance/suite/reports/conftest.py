@@ -66,6 +66,20 @@ def stores(target: Any):
     provided.close()
 
 
+@pytest.fixture(autouse=True)
+def stores_started_early(request: pytest.FixtureRequest, target: Any) -> None:
+    """The stores the store tests will use start when the first report test does, beside the tests before them
+    (Azurite takes half a second to answer). Not under pytest-xdist: the store tests may run in another worker."""
+    if _STORES_PREPARED in request.config.stash or hasattr(request.config, "workerinput"):
+        return
+    request.config.stash[_STORES_PREPARED] = True
+    if any("stores" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        request.getfixturevalue("stores").prepare(sorted(target.storage))
+
+
+_STORES_PREPARED = pytest.StashKey[bool]()
+
+
 # -- the order of the runAt test, placed early ---------------------------------------------------------------
 
 
