@@ -33,6 +33,8 @@ class FileBatch:
     """Files read whole by the process that checks them (small ones: the cost of a file is opening it)."""
 
     paths: tuple[str, ...]
+    size: int = 0
+    """Their bytes (for progress)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,8 @@ class Payloads:
     """Payloads and read problems the command's process already read (items of an array, a stream)."""
 
     items: tuple[Payload | ReadProblem, ...]
+    size: int = 0
+    """The bytes of the input they were read from, as far as known (for progress)."""
 
 
 Unit = Lines | FileBatch | Payloads
@@ -52,6 +56,8 @@ class Checked:
     """Payloads checked with no issue at all (only counted)."""
     reported: list[Reported] = field(default_factory=list)
     """Payloads with issues (their data reduced to the resourceType) and read problems, in input order."""
+    size: int = 0
+    """Bytes of input checked (for progress)."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ class Checker:
     context: str = RESOURCE
 
     def check(self, unit: Unit) -> Checked:
-        checked = Checked()
+        checked = Checked(size=len(unit.data) + 1 if isinstance(unit, Lines) else unit.size)
         if isinstance(unit, Lines):
             items: Iterator[Payload | ReadProblem] = ndjson_payloads(
                 unit.source, unit.data.split(b"\n"), unit.first_line

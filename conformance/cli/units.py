@@ -49,19 +49,22 @@ def units(paths: Iterable[str], *, skip: Path | None = None) -> Iterator[Unit]:
 
 def _file_units(files: list[Path]) -> Iterator[Unit]:
     batch: list[str] = []
+    size = 0
     for file in files:
-        if _size(file) <= SMALL_FILE_BYTES:
+        file_size = _size(file)
+        if file_size <= SMALL_FILE_BYTES:
             batch.append(str(file))
+            size += file_size
             if len(batch) == FILES_PER_BATCH:
-                yield FileBatch(tuple(batch))
-                batch = []
+                yield FileBatch(tuple(batch), size)
+                batch, size = [], 0
             continue
         if batch:
-            yield FileBatch(tuple(batch))
-            batch = []
+            yield FileBatch(tuple(batch), size)
+            batch, size = [], 0
         yield from _large_file(file)
     if batch:
-        yield FileBatch(tuple(batch))
+        yield FileBatch(tuple(batch), size)
 
 
 def _size(file: Path) -> int:
@@ -96,13 +99,15 @@ def _stream_units(source: str, handle: BinaryIO) -> Iterator[Unit]:
         yield from _line_units(source, handle, head)
         return
     batch: list[Payload | ReadProblem] = []
-    for item in from_stream(source, _Decoded(handle, head)):
+    text = _Decoded(handle, head)
+    reported = 0
+    for item in from_stream(source, text):
         batch.append(item)
         if len(batch) == PAYLOADS_PER_BATCH:
-            yield Payloads(tuple(batch))
-            batch = []
-    if batch:
-        yield Payloads(tuple(batch))
+            yield Payloads(tuple(batch), text.bytes_read - reported)
+            batch, reported = [], text.bytes_read
+    if batch or text.bytes_read > reported:
+        yield Payloads(tuple(batch), text.bytes_read - reported)
 
 
 def _is_ndjson(head: bytes) -> bool:
@@ -153,6 +158,7 @@ class _Decoded:
         self.handle = handle
         self.decoder = codecs.getincrementaldecoder("utf-8")()
         self.pending = self.decoder.decode(head)
+        self.bytes_read = len(head)
 
     def read(self, size: int = -1) -> str:
         if self.pending:
@@ -160,6 +166,7 @@ class _Decoded:
             return text
         while True:
             chunk = self.handle.read(BUFFER_CHARS)
+            self.bytes_read += len(chunk)
             text = self.decoder.decode(chunk, final=not chunk)
             if text or not chunk:
                 return text

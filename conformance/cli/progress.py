@@ -1,0 +1,79 @@
+"""Progress of `eris validate` on a terminal: payloads checked, invalid ones, bytes of input and the time left.
+
+Shown on stderr only when stderr is a terminal and the run lasts more than a moment (a pre-commit hook over a few
+files shows nothing); the report on stdout is never touched. The line disappears when the run ends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+from conformance.cli.checking import Checked
+from conformance.cli.inputs import json_files
+
+__all__ = ["ValidateProgress", "input_bytes"]
+
+SHOW_AFTER_SECONDS = 1.0
+
+
+def input_bytes(paths: Iterable[str]) -> int | None:
+    """The bytes of every input file, or None when one of them is stdin (its size is unknown)."""
+    total = 0
+    for path in paths:
+        if path == "-":
+            return None
+        target = Path(path)
+        try:
+            files = json_files(target) if target.is_dir() else [target] if target.is_file() else []
+            total += sum(file.stat().st_size for file in files)
+        except OSError:
+            continue  # the reader reports it
+    return total
+
+
+class ValidateProgress:
+    def __init__(self, stream: TextIO, total_bytes: int | None) -> None:
+        self.enabled = stream.isatty()
+        self.stream, self.total = stream, total_bytes
+        self.started = time.monotonic()
+        self.documents = self.invalid = self.done_bytes = 0
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def advance(self, checked: Checked) -> None:
+        if not self.enabled:
+            return
+        self.documents += checked.clean + sum(1 for item in checked.reported if isinstance(item, tuple))
+        self.invalid += sum(1 for item in checked.reported if isinstance(item, tuple) and _has_error(item[1]))
+        self.done_bytes += checked.size
+        if self._progress is None:
+            if time.monotonic() - self.started < SHOW_AFTER_SECONDS:
+                return
+            self._progress = Progress(
+                TextColumn("[bold]eris validate[/]"),
+                BarColumn(),
+                TextColumn("{task.percentage:>3.0f}%" if self.total else ""),
+                TextColumn("{task.fields[documents]:,} documents, {task.fields[invalid]:,} invalid"),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+                transient=True,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("validate", total=self.total or None, documents=0, invalid=0)
+        assert self._task is not None
+        self._progress.update(self._task, completed=self.done_bytes, documents=self.documents, invalid=self.invalid)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def _has_error(issues: list) -> bool:  # type: ignore[type-arg]
+    return any(issue.is_error for issue in issues)
