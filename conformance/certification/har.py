@@ -15,23 +15,39 @@ from conformance.traffic import Exchange
 if TYPE_CHECKING:
     from conformance.certification.judgement import Certification
 
-__all__ = ["har_entry", "to_har"]
+__all__ = ["entry_numbers", "har_entry", "to_har"]
+
+
+def _in_order(certification: Certification) -> list[tuple[int, int, Exchange]]:
+    """(test's position in outcomes, exchange's position in the test, exchange), in the order the exchanges
+    started: the order of the HAR entries."""
+    found = [
+        (test_position, position, Exchange.from_dict(data))
+        for test_position, test in enumerate(certification.outcomes)
+        for position, data in enumerate(test.exchanges)
+    ]
+    found.sort(key=lambda item: item[2].started)
+    return found
+
+
+def entry_numbers(certification: Certification) -> dict[tuple[int, int], int]:
+    """(test's position in outcomes, exchange's position in the test) -> index of its entry in traffic.har's
+    log.entries, so that the report can point at the full record of an exchange it shows cut."""
+    return {(test_position, position): n for n, (test_position, position, _) in enumerate(_in_order(certification))}
 
 
 def to_har(certification: Certification) -> dict[str, Any]:
     """The HAR document: entries in the order the exchanges started."""
-    entries = [
-        (exchange.started, har_entry(exchange, test.nodeid))
-        for test in certification.outcomes
-        for exchange in map(Exchange.from_dict, test.exchanges)
-    ]
-    entries.sort(key=lambda pair: pair[0])
+    outcomes = certification.outcomes
     return {
         "log": {
             "version": "1.2",
             "creator": {"name": "eris", "version": certification.version},
             "comment": f"eris certification of {certification.base_url}: {certification.verdict}",
-            "entries": [entry for _, entry in entries],
+            "entries": [
+                har_entry(exchange, outcomes[test_position].nodeid)
+                for test_position, _, exchange in _in_order(certification)
+            ],
         }
     }
 

@@ -1,11 +1,19 @@
-"""`report.html`: the certification for a person. One self-contained page (inline CSS, no script, no external
-asset): the verdict first, the target and the counts, every requirement with its status and tests, then each
-failing test with its message and the exchanges that show it (a curl line to repeat each request). Everything
-that came from the target or the suite is HTML-escaped."""
+"""`report.html`: the certification for a person. One self-contained file that works offline and from file://
+(inline CSS and one small inline script, no external asset): the summary first (verdict, what the verdict
+covers and which optional features the target does not offer, counts per status); then the requirements
+grouped by the part of the contract they come from, with the contract's text, the parts and rows that failed
+first, each failure with its first cause and the exchange that shows it (request, response, curl line, its
+entry in traffic.har); a filter by status and a text search; last, every failing test with its exchanges.
+
+Everything that came from the target or the suite is HTML-escaped. A Content-Security-Policy allows only the
+page's own style and script, by their hashes: should something of the target's ever slip through the
+escaping, a browser still runs no script and loads nothing. Without the script every row is shown."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import json
 from html import escape
 from typing import TYPE_CHECKING
@@ -13,14 +21,17 @@ from typing import TYPE_CHECKING
 from conformance.bodies import RecordedBody, recorded_body
 from conformance.certification.causes import causes_of
 from conformance.certification.document import certified_for
-from conformance.certification.judgement import FAILING, STATUSES, TEST_OUTCOMES
+from conformance.certification.har import entry_numbers
+from conformance.certification.judgement import FAILED, FAILING, STATUSES, TEST_OUTCOMES
+from conformance.requirements import FEATURES
 from conformance.traffic import Exchange
 
 if TYPE_CHECKING:
+    from conformance.certification.causes import Cause
     from conformance.certification.judgement import Certification, RequirementResult
     from conformance.outcomes import TestOutcome
 
-__all__ = ["to_html"]
+__all__ = ["CONTENT_SECURITY_POLICY", "to_html"]
 
 BODY_CHARACTERS = 4000
 """Characters of a body shown; the whole recorded body is in traffic.har."""
@@ -28,22 +39,32 @@ FOLDED_TESTS = 3
 """More passing or skipped tests of one requirement than this are folded under their counts."""
 EXCHANGES_SHOWN = 8
 """The last exchanges of a failing test shown: the failure usually follows the last request."""
+FOLDED_LIST = 12
+"""Longer lists of the summary (requirements not exercised, ...) are folded under their length."""
+ROW_EXCHANGES = 3
+"""The last exchanges of a requirement's first failing test shown in its row; all of them are under Failing tests."""
+_FAILED_FIRST = (FAILED, *(status for status in STATUSES if status != FAILED))
 
 _STYLE = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
+[hidden]{display:none!important}
 main{max-width:1180px;margin:0 auto;padding:0 20px 40px}
 header.verdict{padding:22px 20px;color:#fff}
 header.verdict h1{margin:0;font-size:30px;letter-spacing:.5px}
 header.verdict p{margin:6px 0 0;font-size:16px}
 .conformant{background:#1f7a3d}.non-conformant{background:#b3261e}.incomplete{background:#8a5a00}
 h2{margin:30px 0 10px;font-size:21px;border-bottom:1px solid #d5d9e0;padding-bottom:4px}
-h3{margin:18px 0 6px;font-size:16px;word-break:break-all}
+h3{margin:18px 0 6px;font-size:16px;word-break:break-word}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border:1px solid #d5d9e0;padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#eceff3}
 td.id{white-space:nowrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}
+td.id div{font-family:system-ui,sans-serif;color:#6b7280;font-size:12px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;margin:16px 0}
-dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-all}
+dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-word}
+.tiles{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}
+.tile{padding:6px 14px;border-radius:8px;min-width:84px;text-align:center}
+.tile b{display:block;font-size:22px}
 .badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;font-weight:600;white-space:nowrap}
 .s-passed{background:#d8f0df;color:#14532d}.s-failed,.s-error{background:#fbd9d6;color:#7f1d1d}
 .s-skipped{background:#fdf0c4;color:#6b4f00}.s-not-tested,.s-not-applicable{background:#e4e7ec;color:#384152}
@@ -52,46 +73,141 @@ dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-all}
 ul.tests{margin:0;padding-left:16px;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;
 word-break:break-all}
 p.ids{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;margin:4px 0}
-.text{color:#4b5563;font-size:13px}
+.text{font-size:14px}.section{color:#4b5563;font-size:12px;font-style:italic}
+tr.failed>td:first-child{border-left:4px solid #b3261e}
+table.requirements{table-layout:fixed}table.requirements th:nth-child(1){width:150px}
+table.requirements th:nth-child(2){width:120px}table.requirements th:nth-child(4){width:30%}
+details.evidence{border-left:4px solid #b3261e}
 pre{background:#fff;border:1px solid #d5d9e0;padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all;
 font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;margin:4px 0}
-pre.message{border-left:4px solid #b3261e}
+pre.message{border-left:4px solid #b3261e;max-height:18em;overflow-y:auto}
 details{background:#fff;border:1px solid #d5d9e0;margin:6px 0;padding:4px 8px}
 summary{cursor:pointer;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;word-break:break-all}
 article.failure{background:#fff;border:1px solid #d5d9e0;padding:4px 14px 12px;margin:14px 0}
 .note{color:#6b7280;font-size:13px}
+#controls{position:sticky;top:0;z-index:1;background:#f6f7f9;padding:8px 0;border-bottom:1px solid #d5d9e0;
+display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center}
+#controls label{white-space:nowrap}
+#search{font:inherit;padding:3px 8px;min-width:260px;flex:1}
 """
+
+# Plain DOM and no eval: the policy allows this exact text and nothing else.
+_SCRIPT = """
+(function () {
+  "use strict";
+  var controls = document.getElementById("controls");
+  var search = document.getElementById("search");
+  var shown = document.getElementById("shown");
+  var boxes = Array.prototype.slice.call(controls.querySelectorAll("input[name=status]"));
+  var rows = Array.prototype.slice.call(document.querySelectorAll("tr.requirement"));
+  var parts = Array.prototype.slice.call(document.querySelectorAll("section.part"));
+  var texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
+
+  function apply() {
+    var wanted = {};
+    boxes.forEach(function (box) { wanted[box.value] = box.checked; });
+    var words = search.value.toLowerCase().split(/\\s+/).filter(Boolean);
+    var count = 0;
+    rows.forEach(function (row, i) {
+      var visible = wanted[row.getAttribute("data-status")] === true &&
+        words.every(function (word) { return texts[i].indexOf(word) !== -1; });
+      row.hidden = !visible;
+      if (visible) { count += 1; }
+    });
+    parts.forEach(function (part) {
+      part.hidden = part.querySelector("tr.requirement:not([hidden])") === null;
+    });
+    shown.textContent = count + " of " + rows.length + " requirements shown";
+  }
+
+  function reveal() {
+    // a link into a row the filter hides shows every row again, and opens the expanders around its target
+    var target = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    if (target === null) { return; }
+    if (target.closest("[hidden]") !== null) {
+      boxes.forEach(function (box) { box.checked = true; });
+      search.value = "";
+      apply();
+    }
+    for (var node = target; node !== null; node = node.parentElement) {
+      if (node.tagName === "DETAILS") { node.open = true; }
+    }
+    target.scrollIntoView();
+  }
+
+  boxes.forEach(function (box) { box.addEventListener("change", apply); });
+  search.addEventListener("input", apply);
+  window.addEventListener("hashchange", reveal);
+  controls.hidden = false;
+  apply();
+  reveal();
+})();
+"""
+
+
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+CONTENT_SECURITY_POLICY = (
+    f"default-src 'none'; style-src {_hash(_STYLE)}; script-src {_hash(_SCRIPT)}; base-uri 'none'; form-action 'none'"
+)
+"""Only the page's own style and script run (by their hashes); nothing is loaded."""
 
 
 def to_html(certification: Certification) -> str:
     c = certification
     verdict = c.verdict.capitalize()
     target = c.base_url + (" (the embedded reference implementation)" if c.embedded else "")
+    har = entry_numbers(c)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>eris certification: {escape(verdict)} — {escape(c.base_url)}</title>",
         f"<style>{_STYLE}</style></head><body>",
         f'<header class="verdict {escape(c.verdict)}"><h1>{escape(verdict)}</h1>',
         f"<p>{escape(target)}</p></header><main>",
+        '<section id="summary"><h2>Summary</h2>',
         _facts(c),
+        _tiles(c),
         _counts(c),
         _lists(c),
         _causes(c),
-        _requirements(c),
-        _failures(c),
-        "</main></body></html>\n",
+        "</section>",
+        _requirements(c, har),
+        _failures(c, har),
+        "</main>",
+        f"<script>{_SCRIPT}</script>",
+        "</body></html>\n",
     ]
     return "\n".join(part for part in parts if part)
 
 
 def _facts(c: Certification) -> str:
     duration = (c.finished - c.started).total_seconds()
+    absent = [feature for feature in FEATURES if feature not in c.features]
     rows = [
         ("Target", c.base_url),
         ("Certified for", certified_for(c)),
+        *(
+            [
+                (
+                    "Not offered",
+                    f"{', '.join(absent)}: the target does not declare them, their requirements are not applicable",
+                )
+            ]
+            if absent
+            else []
+        ),
         *([("Selection", c.selection)] if c.selection else []),
+        *([("Deviations", ", ".join(c.deviations))] if c.deviations else []),
+        *(
+            [("Property phase", f"{c.properties['examples']} examples a property, seed {c.properties.get('seed')}")]
+            if c.properties.get("examples")
+            else []
+        ),
         ("Suite", f"eris {c.version}"),
         ("Started", c.started.isoformat(timespec="seconds")),
         ("Finished", f"{c.finished.isoformat(timespec='seconds')} ({duration:.1f} s)"),
@@ -103,6 +219,15 @@ def _facts(c: Certification) -> str:
     ]
     items = "".join(f"<dt>{escape(name)}</dt><dd>{escape(value)}</dd>" for name, value in rows)
     return f'<dl class="facts">{items}</dl>'
+
+
+def _tiles(c: Certification) -> str:
+    counts = c.counts
+    tiles = "".join(
+        f'<div class="tile s-{escape(status)}"><b>{counts[status]}</b>{escape(status)}</div>'
+        for status in _FAILED_FIRST
+    )
+    return f'<div class="tiles" aria-label="requirements per status">{tiles}</div>'
 
 
 def _counts(c: Certification) -> str:
@@ -160,10 +285,13 @@ def _lists(c: Certification) -> str:
     html = []
     for title, items, note, linked in sections:
         if items:
-            # Inline, not one line each: a list of dozens must not push the requirement table out of sight.
-            entries = ", ".join(_link(item) if linked else escape(item) for item in items)
+            # Inline, not one line each, and folded when long: a list of dozens (a narrowed run leaves most MUST
+            # requirements unexercised) must not push the requirements out of sight.
+            entries = f'<p class="ids">{", ".join(_link(item) if linked else escape(item) for item in items)}</p>'
+            if len(items) > FOLDED_LIST:
+                entries = f"<details><summary>{len(items)} requirements</summary>{entries}</details>"
             html.append(f"<h3>{escape(title)}</h3>" + (f'<p class="note">{escape(note)}</p>' if note else ""))
-            html.append(f'<p class="ids">{entries}</p>')
+            html.append(entries)
     return "\n".join(html)
 
 
@@ -173,7 +301,7 @@ def _causes(c: Certification) -> str:
     if all(len(cause.requirements) == 1 for cause in causes):
         return ""
     rows = "".join(
-        f"<tr><td>{_link(cause.lead)}</td><td>{escape(cause.message.splitlines()[0] if cause.message else '')}</td>"
+        f"<tr><td>{_link(cause.lead)}</td><td>{escape(_first_line(cause.message))}</td>"
         f"<td>{', '.join(_link(r) for r in cause.requirements[1:])}</td></tr>"
         for cause in causes
     )
@@ -182,6 +310,10 @@ def _causes(c: Certification) -> str:
         '<p class="note">Failures whose first message says the same, the particulars taken out, are one cause.</p>'
         f"<table><tr><th>first failed</th><th>cause</th><th>the same cause also failed</th></tr>{rows}</table>"
     )
+
+
+def _first_line(message: str) -> str:
+    return message.splitlines()[0] if message else ""
 
 
 def _link(item: str) -> str:
@@ -199,22 +331,120 @@ def _badge(status: str, expected: bool = False) -> str:
     return f'<span class="badge s-{escape(kind)}">{escape(label)}</span>'
 
 
-def _requirements(c: Certification) -> str:
-    rows = []
-    for result in c.requirements:
-        requirement = result.requirement
-        note = f'<div class="note">{escape(result.note)}</div>' if result.note else ""
-        rows.append(
-            f'<tr id="r-{escape(requirement.id)}"><td class="id">{escape(requirement.id)}</td>'
-            f"<td>{escape(requirement.level)}</td><td>{_badge(result.status, result.expected)}{note}</td>"
-            f"<td>{_tests_cell(c, result)}</td>"
-            f'<td class="text">{escape(requirement.text)}<br><i>{escape(requirement.section)}</i></td></tr>'
+def _part(section: str) -> str:
+    """The part of the contract a catalogue section names: its first heading ("Endpoints / Fixed assets;
+    Limits" -> "Endpoints")."""
+    return section.split(";", 1)[0].split(" / ", 1)[0].strip()
+
+
+def _rank(result: RequirementResult) -> int:
+    """Failures that decide the verdict first, then the other failures, then the rest."""
+    if result.counts_against:
+        return 0
+    return 1 if result.status == FAILED else 2
+
+
+def _requirements(c: Certification, har: dict[tuple[int, int], int]) -> str:
+    by_part: dict[str, list[RequirementResult]] = {}
+    for result in c.requirements:  # the catalogue's order, which follows the contract
+        by_part.setdefault(_part(result.requirement.section), []).append(result)
+    # sorted() is stable: inside a rank, parts and rows keep the catalogue's order
+    parts = sorted(by_part.items(), key=lambda item: min(map(_rank, item[1])))
+    causes = {cause.lead: cause for cause in causes_of(c)}
+    same_cause = {r: cause for cause in causes.values() for r in cause.requirements[1:]}
+    positions = {id(test): position for position, test in enumerate(c.outcomes)}
+    html = [
+        '<section id="requirements"><h2>Requirements by part of the contract</h2>',
+        '<p class="note">Failed requirements first, each with its first cause and the exchange that shows it; '
+        "then the others in the contract's order.</p>",
+        # shown by the script: without it there is nothing to filter with, and every row is in sight
+        '<div id="controls" role="search" hidden><span>Status:</span>',
+        *(
+            f'<label><input type="checkbox" name="status" value="{escape(status)}" checked> '
+            f"{escape(status)} ({c.counts[status]})</label>"
+            for status in _FAILED_FIRST
+        ),
+        '<input type="search" id="search" placeholder="Search id, text, test, message…" aria-label="search">',
+        '<span id="shown" class="note"></span></div>',
+    ]
+    for part, results in parts:
+        results = sorted(results, key=_rank)
+        counts = ", ".join(f"{n} {status}" for status in STATUSES if (n := sum(r.status == status for r in results)))
+        rows = [_requirement_row(c, result, causes, same_cause, positions, har) for result in results]
+        html.append(
+            f'<section class="part" data-part="{escape(part)}"><h3>{escape(part)} '
+            f'<span class="note">({escape(counts)})</span></h3>'
+            '<table class="requirements"><tr><th>id</th><th>status</th><th>requirement</th><th>tests</th></tr>'
+            + "\n".join(rows)
+            + "</table></section>"
         )
+    html.append("</section>")
+    return "\n".join(html)
+
+
+def _requirement_row(
+    c: Certification,
+    result: RequirementResult,
+    causes: dict[str, Cause],
+    same_cause: dict[str, Cause],
+    positions: dict[int, int],
+    har: dict[tuple[int, int], int],
+) -> str:
+    requirement = result.requirement
+    note = f'<div class="note">{escape(result.note)}</div>' if result.note else ""
+    cell = [
+        f'<div class="text">{escape(requirement.text)}</div>',
+        f'<div class="section">{escape(requirement.section)}</div>',
+    ]
+    if result.status == FAILED:
+        cell.append(_first_cause(c, result, causes, same_cause, positions, har))
     return (
-        "<h2>Requirements</h2><table><tr><th>id</th><th>level</th><th>status</th><th>tests</th><th>requirement</th></tr>"
-        + "\n".join(rows)
-        + "</table>"
+        f'<tr class="requirement {escape(result.status)}" id="r-{escape(requirement.id)}" '
+        f'data-status="{escape(result.status)}">'
+        f'<td class="id">{escape(requirement.id)}<div>{escape(requirement.level)}</div></td>'
+        f"<td>{_badge(result.status, result.expected)}{note}</td>"
+        f"<td>{''.join(cell)}</td>"
+        f'<td class="tests">{_tests_cell(c, result)}</td></tr>'
     )
+
+
+def _first_cause(
+    c: Certification,
+    result: RequirementResult,
+    causes: dict[str, Cause],
+    same_cause: dict[str, Cause],
+    positions: dict[int, int],
+    har: dict[tuple[int, int], int],
+) -> str:
+    requirement_id = result.requirement.id
+    html = [f'<pre class="message">{escape(result.message or "(no message)")}</pre>']
+    if (cause := causes.get(requirement_id)) and len(cause.requirements) > 1:
+        html.append(
+            '<p class="note">The same cause also failed: ' + ", ".join(map(_link, cause.requirements[1:])) + "</p>"
+        )
+    elif cause := same_cause.get(requirement_id):
+        html.append(f'<p class="note">The same cause as {_link(cause.lead)}</p>')
+    failing = next(test for test in result.tests if test.outcome_for(requirement_id) in FAILING)
+    if not failing.exchanges:
+        html.append(f'<p class="note">{_link(failing.nodeid)} made no HTTP exchange.</p>')
+        return "".join(html)
+    total = len(failing.exchanges)
+    first = max(total - ROW_EXCHANGES, 0)
+    shown = f"the last {total - first} of {total} exchanges" if first else f"{total} exchange(s)"
+    html.append(
+        f'<details class="evidence"><summary>Evidence: {shown} of {escape(failing.nodeid)}</summary>'
+        f'<p class="note">The whole test: {_link(failing.nodeid)}</p>'
+    )
+    html.extend(
+        _exchange(
+            Exchange.from_dict(failing.exchanges[position]),
+            open_=position == total - 1,
+            har_entry=har.get((positions[id(failing)], position)),
+        )
+        for position in range(first, total)
+    )
+    html.append("</details>")
+    return "".join(html)
 
 
 def _tests_cell(c: Certification, result: RequirementResult) -> str:
@@ -246,25 +476,33 @@ def _tests_cell(c: Certification, result: RequirementResult) -> str:
     return f'<ul class="tests">{html}{"".join(map(item, others))}</ul>'
 
 
-def _failures(c: Certification) -> str:
+def _failures(c: Certification, har: dict[tuple[int, int], int]) -> str:
     # The failures that decide the verdict first; then the others, in the order they ran.
-    failing = sorted((t for t in c.outcomes if t.outcome in FAILING), key=lambda t: not c.test_counts_against(t))
+    failing = sorted(
+        ((position, t) for position, t in enumerate(c.outcomes) if t.outcome in FAILING),
+        key=lambda pair: not c.test_counts_against(pair[1]),
+    )
     if not failing:
         return ""
     levels = {result.requirement.id: result for result in c.requirements}
-    articles = [_failure(c, test, levels) for test in failing]
-    return "<h2>Failing tests</h2>\n" + "\n".join(articles)
+    articles = [_failure(c, position, test, levels, har) for position, test in failing]
+    return '<section id="failures"><h2>Failing tests</h2>\n' + "\n".join(articles) + "</section>"
 
 
-def _failure(c: Certification, test: TestOutcome, results: dict[str, RequirementResult]) -> str:
+def _failure(
+    c: Certification,
+    test_position: int,
+    test: TestOutcome,
+    results: dict[str, RequirementResult],
+    har: dict[tuple[int, int], int],
+) -> str:
     cited = []
     for requirement_id in test.requirements:
         result = results.get(requirement_id)
         level = result.requirement.level if result else "not in the catalogue"
         cited.append(f'<a href="#r-{escape(requirement_id)}">{escape(requirement_id)}</a> ({escape(level)})')
     exchanges = [Exchange.from_dict(data) for data in test.exchanges]
-    shown = exchanges[-EXCHANGES_SHOWN:]
-    earlier = len(exchanges) - len(shown)
+    first = max(len(exchanges) - EXCHANGES_SHOWN, 0)
     html = [
         f'<article class="failure" id="{escape(_anchor(test.nodeid))}">',
         f"<h3>{_badge(test.outcome, c.test_expected(test))} {escape(test.nodeid)}</h3>",
@@ -277,11 +515,17 @@ def _failure(c: Certification, test: TestOutcome, results: dict[str, Requirement
     else:
         html.append(
             f'<p class="note">{len(exchanges)} exchange(s)'
-            + (f"; the last {len(shown)} shown, all of them in traffic.har" if earlier else "")
+            + (f"; the last {len(exchanges) - first} shown, all of them in traffic.har" if first else "")
             + ".</p>"
         )
-    for position, exchange in enumerate(shown):
-        html.append(_exchange(exchange, open_=position == len(shown) - 1))
+    for position in range(first, len(exchanges)):
+        html.append(
+            _exchange(
+                exchanges[position],
+                open_=position == len(exchanges) - 1,
+                har_entry=har.get((test_position, position)),
+            )
+        )
     html.append("</article>")
     return "\n".join(html)
 
@@ -301,28 +545,34 @@ def _failure_note(c: Certification, test: TestOutcome, results: dict[str, Requir
     return f'<p class="note">Does not count against the verdict: {escape(why)}.</p>'
 
 
-def _exchange(exchange: Exchange, *, open_: bool) -> str:
+def _exchange(exchange: Exchange, *, open_: bool, har_entry: int | None) -> str:
     arrow = "→" if exchange.direction == "outbound" else "← (to the receiver)"
     title = f"{arrow} {exchange.method} {exchange.url} — {exchange.status}"
     request = recorded_body(exchange.request_body, exchange.request_body_size, exchange.request_headers)
     response = recorded_body(exchange.response_body, exchange.response_body_size, exchange.response_headers)
     html = [
-        f"<details{' open' if open_ else ''}><summary>{escape(title)}</summary>",
-        f"<div>Request headers</div><pre>{escape(_header_lines(exchange.request_headers))}</pre>",
+        f'<details class="exchange"{" open" if open_ else ""}><summary>{escape(title)}</summary>',
+        f"<div>Request</div><pre>{escape(f'{exchange.method} {exchange.url}')}\n"
+        f"{escape(_header_lines(exchange.request_headers))}</pre>",
     ]
     if request.size:
         html.append(f"<div>Request body</div><pre>{escape(_shown(request))}</pre>")
-    html.append(f"<div>Response headers</div><pre>{escape(_header_lines(exchange.response_headers))}</pre>")
+    html.append(f"<div>Response</div><pre>{exchange.status}\n{escape(_header_lines(exchange.response_headers))}</pre>")
     if response.size:
         html.append(f"<div>Response body</div><pre>{escape(_shown(response))}</pre>")
     if exchange.direction == "outbound":
-        html.append(f"<div>Repeat it</div><pre>{escape(exchange.curl())}</pre>")
+        html.append(f'<div>Repeat it</div><pre class="curl">{escape(exchange.curl())}</pre>')
+    if har_entry is not None:
+        html.append(
+            f'<p class="note">In traffic.har: entry {har_entry + 1} (log.entries[{har_entry}]), '
+            "with the whole recorded bodies.</p>"
+        )
     html.append("</details>")
     return "\n".join(html)
 
 
 def _header_lines(headers: dict[str, str]) -> str:
-    return "\n".join(f"{name}: {value}" for name, value in headers.items()) or "(none)"
+    return "\n".join(f"{name}: {value}" for name, value in headers.items()) or "(no headers)"
 
 
 def _shown(body: RecordedBody) -> str:

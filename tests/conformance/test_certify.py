@@ -6,6 +6,7 @@ reference implementation with a small suite of this file's own (the real suite i
 from __future__ import annotations
 
 import base64
+import hashlib
 import importlib.util
 import json
 import os
@@ -17,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
+from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from textwrap import dedent
@@ -467,11 +469,64 @@ def test_report_html_shows_the_verdict_the_failure_and_its_exchange_escaping_eve
     page = to_html(_certify(outcomes))
     assert page.startswith("<!DOCTYPE html>")
     assert "<h1>Non-conformant</h1>" in page
-    assert "<script" not in page.lower()
+    _assert_only_the_reports_own_script(page)
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
     assert "A must &lt;b&gt;hold&lt;/b&gt;." in page
     assert "curl -i -X POST" in page
     assert 'src="http' not in page and 'href="http' not in page and "<link" not in page  # self-contained
+    assert "In traffic.har: entry 1 (log.entries[0])" in page
+
+
+def _assert_only_the_reports_own_script(page: str) -> None:
+    """Text of the target's is escaped, so the page's one script is the report's own; its policy allows that
+    script and style by their hashes, and nothing else."""
+    assert page.lower().count("<script") == 1 and page.lower().count("<style") == 1
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    assert policy, "no Content-Security-Policy"
+    script = re.search(r"<script>(.*?)</script>", page, re.DOTALL)
+    style = re.search(r"<style>(.*?)</style>", page, re.DOTALL)
+    assert script and style and "eval(" not in script[1]
+
+    def allowed(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    assert policy[1] == (
+        f"default-src 'none'; style-src {allowed(style[1])}; script-src {allowed(script[1])}; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def test_report_html_groups_requirements_by_part_of_the_contract_failed_first_with_their_first_cause():
+    catalogue = [
+        Requirement("ERIS-A-001", "Resources / Party", "Parties have names.", "MUST"),
+        Requirement("ERIS-A-002", "Endpoints / Reads; Limits", "Reads page.", "MUST"),
+        Requirement("ERIS-A-003", "Endpoints / Reads", "Reads filter.", "MUST"),
+        Requirement("ERIS-A-004", "Events", "Pushes notify.", "MUST", feature="notifications"),
+    ]
+    outcomes = [
+        _outcome("s.py::test_a", "passed", "ERIS-A-001"),
+        _outcome("s.py::test_b", "passed", "ERIS-A-002"),
+        _outcome("s.py::test_c", "failed", "ERIS-A-003", message=f"filter ignored: {SCRIPT}", exchanges=[_exchange()]),
+    ]
+    page = to_html(_certify(outcomes, catalogue=catalogue))
+    summary, requirements = page.index('id="summary"'), page.index('id="requirements"')
+    assert summary < requirements < page.index('id="failures"')
+    assert "Not offered</dt><dd>notifications, blob-storage" in page
+    parts = re.findall(r'<section class="part" data-part="([^"]*)">', page)
+    assert parts == ["Endpoints", "Resources", "Events"]  # the part that failed first, then the contract's order
+    rows = re.findall(r'<tr class="requirement [^"]*" id="r-([^"]*)" data-status="([^"]*)"', page)
+    assert rows == [
+        ("ERIS-A-003", "failed"),
+        ("ERIS-A-002", "passed"),
+        ("ERIS-A-001", "passed"),
+        ("ERIS-A-004", "not-applicable"),
+    ]
+    row = page[page.index('id="r-ERIS-A-003"') : page.index('id="r-ERIS-A-002"')]
+    assert "Reads filter." in row and "Endpoints / Reads" in row
+    assert f'<pre class="message">filter ignored: {escape(SCRIPT)}</pre>' in row
+    assert '<details class="evidence"><summary>Evidence: 1 exchange(s) of s.py::test_c' in row  # closed
+    assert "curl -i -X GET" in row
+    assert 'value="failed" checked' in page and 'id="search"' in page
 
 
 def test_report_html_of_a_conformant_run():
@@ -617,7 +672,8 @@ def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedd
     assert SCRIPT in entries_har[1]["request"]["postData"]["text"]
 
     page = (out / "report.html").read_text("utf-8")
-    assert "<h1>Non-conformant</h1>" in page and "<script" not in page.lower()
+    assert "<h1>Non-conformant</h1>" in page
+    _assert_only_the_reports_own_script(page)
     assert "&lt;script&gt;" in page and "curl -i -X POST" in page
     assert "testsuite" in (out / "junit.xml").read_text("utf-8")
 
