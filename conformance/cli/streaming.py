@@ -5,6 +5,7 @@ object is still read whole). Every value is read by the strict intake (`profiles
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -61,7 +62,9 @@ class _Buffer:
     def next_char(self) -> str:
         """The next character that is not whitespace (not consumed), "" at the end of the text."""
         while True:
-            self.position = len(self.text) - len(self.text[self.position :].lstrip(" \t\r\n"))
+            # a search from the position, not a strip of the rest: that copied the buffer (1 MiB) for every item
+            found = _NOT_SPACE.search(self.text, self.position)
+            self.position = found.start() if found else len(self.text)
             if self.position < len(self.text) or not self.more():
                 return self.text[self.position : self.position + 1]
 
@@ -82,6 +85,7 @@ class _Buffer:
             return value
 
 
+_NOT_SPACE = re.compile(r"[^ \t\r\n]")
 _NUMBER_CHARS = frozenset("0123456789.eE+-")
 
 
