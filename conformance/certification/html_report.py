@@ -80,7 +80,7 @@ table.requirements th:nth-child(2){width:120px}table.requirements th:nth-child(4
 details.evidence{border-left:4px solid #b3261e}
 pre{background:#fff;border:1px solid #d5d9e0;padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all;
 font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;margin:4px 0}
-pre.message{border-left:4px solid #b3261e;max-height:18em;overflow-y:auto}
+pre.message{border-left:4px solid #b3261e;max-height:18em;overflow-y:auto;word-break:break-word}
 details{background:#fff;border:1px solid #d5d9e0;margin:6px 0;padding:4px 8px}
 summary{cursor:pointer;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;word-break:break-all}
 article.failure{background:#fff;border:1px solid #d5d9e0;padding:4px 14px 12px;margin:14px 0}
@@ -227,19 +227,14 @@ def _tiles(c: Certification) -> str:
         f'<div class="tile s-{escape(status)}"><b>{counts[status]}</b>{escape(status)}</div>'
         for status in _FAILED_FIRST
     )
-    return f'<div class="tiles" aria-label="requirements per status">{tiles}</div>'
+    return f'<h3>Requirements</h3><div class="tiles">{tiles}</div>'
 
 
 def _counts(c: Certification) -> str:
-    requirement_counts = c.counts
+    """The tests' outcomes (the requirements' are the tiles above)."""
     test_counts = c.test_counts
     return (
         '<table class="counts"><tr><th></th>'
-        + "".join(f"<th>{escape(status)}</th>" for status in STATUSES)
-        + "</tr><tr><th>requirements</th>"
-        + "".join(f"<td>{requirement_counts[status]}</td>" for status in STATUSES)
-        + "</tr></table>\n"
-        + '<table class="counts"><tr><th></th>'
         + "".join(f"<th>{escape(outcome)}</th>" for outcome in TEST_OUTCOMES)
         + "</tr><tr><th>tests</th>"
         + "".join(f"<td>{test_counts[outcome]}</td>" for outcome in TEST_OUTCOMES)
