@@ -39,6 +39,8 @@ FOLDED_TESTS = 3
 """More passing or skipped tests of one requirement than this are folded under their counts."""
 EXCHANGES_SHOWN = 8
 """The last exchanges of a failing test shown: the failure usually follows the last request."""
+FAILING_IN_SIGHT = 10
+"""More failing tests of one requirement than this are folded after the first ones."""
 FOLDED_LIST = 12
 """Longer lists of the summary (requirements not exercised, ...) are folded under their length."""
 ROW_EXCHANGES = 3
@@ -78,6 +80,7 @@ tr.failed>td:first-child{border-left:4px solid #b3261e}
 table.requirements{table-layout:fixed}table.requirements th:nth-child(1){width:150px}
 table.requirements th:nth-child(2){width:120px}table.requirements th:nth-child(4){width:30%}
 details.evidence{border-left:4px solid #b3261e}
+tr.requirement,article.failure{scroll-margin-top:96px}tr.requirement:target>td,article.failure:target{background:#fffbe6}
 pre{background:#fff;border:1px solid #d5d9e0;padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all;
 font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;margin:4px 0}
 pre.message{border-left:4px solid #b3261e;max-height:18em;overflow-y:auto;word-break:break-word}
@@ -456,7 +459,12 @@ def _tests_cell(c: Certification, result: RequirementResult) -> str:
 
     failing = [test for test in result.tests if test.outcome_for(requirement_id) in FAILING]
     others = [test for test in result.tests if test.outcome_for(requirement_id) not in FAILING]
-    html = "".join(map(item, failing))
+    html = "".join(map(item, failing[:FAILING_IN_SIGHT]))
+    if len(failing) > FAILING_IN_SIGHT:
+        # one defect can fail dozens of tests of a requirement: the row must stay readable
+        more = failing[FAILING_IN_SIGHT:]
+        html += f'<li><details><summary>{len(more)} more failed</summary><ul class="tests">'
+        html += "".join(map(item, more)) + "</ul></details></li>"
     if len(others) > FOLDED_TESTS:
         counts = ", ".join(
             f"{sum(t.outcome_for(requirement_id) == outcome for t in others)} {outcome}"

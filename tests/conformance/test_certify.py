@@ -540,6 +540,17 @@ def test_report_html_of_an_incomplete_run_names_what_was_not_exercised():
     assert "ERIS-A-004: no test of the suite cites it" in page
 
 
+def test_report_html_folds_the_failing_tests_of_a_requirement_past_ten_and_long_summary_lists():
+    outcomes = [_outcome(f"s.py::test_a[{n}]", "failed", "ERIS-A-001") for n in range(12)]
+    page = to_html(_certify(outcomes))
+    row = page[page.index('id="r-ERIS-A-001"') : page.index('id="r-ERIS-A-002"')]
+    assert row.count('<span class="badge s-failed">failed</span> <a href="#t-s-py--test-a-') == 12
+    assert "<details><summary>2 more failed</summary>" in row
+    many = [Requirement(f"ERIS-B-{n:03}", "One", "Untested.", "MUST") for n in range(1, 14)]
+    page = to_html(_certify([_outcome("s.py::test_a", "passed", "ERIS-A-001")], catalogue=[*TESTED, *many]))
+    assert "<details><summary>13 requirements</summary>" in page  # the MUST requirements not exercised
+
+
 # -- the command: exit codes ---------------------------------------------------------------------------------
 
 
