@@ -47,7 +47,7 @@ def report(tmp_path_factory) -> Path:
     with EmbeddedReference((FAULT,)) as server:
         description = server.description.read_text(encoding="utf-8")
         description, declared = re.subn(
-            r"(?ms)^\[features\]\n.*?(?=^\[)", "[features]\nnotifications = false\nstorage = []\n\n", description
+            r"(?ms)^\[features\]\n.*?(?=^\[|\Z)", "[features]\nnotifications = false\nstorage = []\n\n", description
         )
         assert declared == 1, description
         config = folder / "target.toml"
