@@ -564,7 +564,7 @@ def _exchange(exchange: Exchange, *, open_: bool, har_entry: int | None) -> str:
     if response.size:
         html.append(f"<div>Response body</div><pre>{escape(_shown(response))}</pre>")
     if exchange.direction == "outbound":
-        html.append(f'<div>Repeat it</div><pre class="curl">{escape(exchange.curl())}</pre>')
+        html.append(f'<div>Repeat it</div><pre class="curl">{escape(exchange.curl(token_from_environment=True))}</pre>')
     if har_entry is not None:
         html.append(
             f'<p class="note">In traffic.har: entry {har_entry + 1} (log.entries[{har_entry}]), '
@@ -575,7 +575,14 @@ def _exchange(exchange: Exchange, *, open_: bool, har_entry: int | None) -> str:
 
 
 def _header_lines(headers: dict[str, str]) -> str:
-    return "\n".join(f"{name}: {value}" for name, value in headers.items()) or "(no headers)"
+    return "\n".join(f"{name}: {_shown_header(name, value)}" for name, value in headers.items()) or "(no headers)"
+
+
+def _shown_header(name: str, value: str) -> str:
+    """A report is passed around (a CI artifact): the run's bearer token is not printed in it, as in its curl lines."""
+    if name.lower() == "authorization" and value.startswith("Bearer "):
+        return "Bearer $ERIS_TOKEN (the run's token, not shown)"
+    return value
 
 
 def _shown(body: RecordedBody) -> str:

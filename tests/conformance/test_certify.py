@@ -865,3 +865,11 @@ def test_the_robustness_check_reports_server_errors_on_malformed_input_as_a_shou
     assert robust["status"] == "failed" and robust["level"] == "SHOULD", done.stdout[-2000:]
     assert "server error" in robust["message"]
     assert document["summary"]["verdict"] != "non-conformant" and done.returncode != 1
+
+
+def test_the_runs_bearer_token_is_not_printed_in_the_report():
+    exchange = _exchange()
+    exchange["request_headers"] = {"authorization": "Bearer eyJ.secret-run-token.sig"}
+    page = to_html(_certify([_outcome("s.py::test_a", "failed", "ERIS-A-001", exchanges=[exchange])]))
+    assert "curl -i -X GET" in page and "$ERIS_TOKEN" in page
+    assert "secret-run-token" not in page
