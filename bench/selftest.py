@@ -56,7 +56,9 @@ def markdown(outcomes: list[Outcome]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2, help="certifications at a time (default 2)")
-    parser.add_argument("--examples", type=int, default=20, help="property-phase examples (default 20, as certify)")
+    parser.add_argument(
+        "--examples", type=int, default=20, help="property-phase examples (default 20, as the README table's run)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="property-phase seed (default 1)")
     parser.add_argument("--only", nargs="*", metavar="NAME", help="these deviations only")
     parser.add_argument("--markdown", action="store_true", help="print the README table too")
