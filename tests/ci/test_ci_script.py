@@ -3,13 +3,14 @@ wheel on PATH (tests/ci/test_wheel.py), the reference implementation started by 
 target.toml it writes, the certification folder kept with eris' outputs and the logs; and its exit status, eris
 certify's own (0 conformant, 1 non-conformant, 2 could not run, 3 incomplete).
 
-The script stops what it started by process group; each test checks that the server is gone."""
+The script stops what it started by its process group; a run that leaves it running fails (and is cleaned up)."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -36,10 +37,11 @@ QUICK = ("--requirement", "ERIS-LIMIT-001", "--examples", "0", "--quiet")
 
 
 def certify_sh(workspace: Path, bin_dir: Path, *arguments: str, **variables: str) -> subprocess.CompletedProcess[str]:
+    """The script's run; fails when it left the implementation running (stopped here then, by its process group)."""
     env = outside_the_checkout(bin_dir)
     env.pop("GITHUB_STEP_SUMMARY", None)
     env.update({"ERIS_TARGET": "target.toml", "ERIS_START": START, "ERIS_PYTHON": str(bin_dir / "python"), **variables})
-    return subprocess.run(
+    done = subprocess.run(
         ["bash", str(SCRIPT), *arguments],
         cwd=workspace,
         env=env,
@@ -48,14 +50,19 @@ def certify_sh(workspace: Path, bin_dir: Path, *arguments: str, **variables: str
         timeout=CERTIFY_TIMEOUT,
         check=False,
     )
+    started = re.search(r"started the implementation \(pid (\d+)\)", done.stdout)
+    if started:
+        try:
+            os.killpg(int(started.group(1)), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        else:
+            pytest.fail(f"certify.sh left the implementation running (pid {started.group(1)}):\n{done.stdout}")
+    return done
 
 
-def assert_stopped(done: subprocess.CompletedProcess[str], report_dir: Path) -> None:
-    """The implementation the script started is gone, and it was stopped, not killed."""
-    found = re.search(r"started the implementation \(pid (\d+)\)", done.stdout)
-    assert found, done.stdout
-    with pytest.raises(ProcessLookupError):
-        os.kill(int(found.group(1)), 0)
+def assert_stopped(report_dir: Path) -> None:
+    """The implementation the script started was stopped, not killed (certify_sh saw it gone)."""
     assert "eris serve: stopping" in (report_dir / "implementation.log").read_text()
 
 
@@ -73,7 +80,7 @@ def test_certify_sh_certifies_the_reference_implementation_with_the_wheels_eris(
     certification = json.loads((report_dir / "certification.json").read_text())
     assert certification["summary"]["verdict"] == "conformant"
     assert "eris certify: CONFORMANT" in (report_dir / "certify.log").read_text()
-    assert_stopped(done, report_dir)
+    assert_stopped(report_dir)
 
 
 @pytest.fixture
@@ -93,7 +100,7 @@ def test_a_failed_must_requirement_fails_the_job_with_1_and_keeps_the_certificat
     assert {"id": "ERIS-LIMIT-001", "status": "failed"}.items() <= next(
         requirement for requirement in certification["requirements"] if requirement["id"] == "ERIS-LIMIT-001"
     ).items()
-    assert_stopped(done, tmp_path / "certification")
+    assert_stopped(tmp_path / "certification")
 
 
 @pytest.mark.parametrize(("allowed", "status"), [("", 3), ("1", 0)])
@@ -104,7 +111,7 @@ def test_an_incomplete_certification_is_3_and_passes_when_allowed(
     assert done.returncode == status, done.stdout[-3000:] + done.stderr
     assert "certify.sh: exit 3, incomplete" in done.stdout
     assert ("ERIS_ALLOW_INCOMPLETE=1: the incomplete certification passes the gate" in done.stdout) == bool(allowed)
-    assert_stopped(done, tmp_path / "certification")
+    assert_stopped(tmp_path / "certification")
 
 
 def test_an_implementation_that_does_not_start_is_2_with_its_output(checkout_bin: Path, tmp_path: Path):
