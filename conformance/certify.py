@@ -16,7 +16,6 @@ import random
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +35,7 @@ from conformance.certification import (
 from conformance.certification.summary import print_summary
 from conformance.outcomes import TestOutcome
 from conformance.plugin import OUTCOMES
+from conformance.progress import RunProgress, progress_mode
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
 from conformance.settings import DEFAULT_EXAMPLES
 from conformance.target import TargetError, load_target
@@ -55,6 +55,7 @@ _EXIT_OF_VERDICT = {CONFORMANT: EXIT_CONFORMANT, NON_CONFORMANT: EXIT_NON_CONFOR
 OUTPUTS = ("certification.json", "report.html", "traffic.har", "junit.xml")
 PROBE_TIMEOUT = 10.0
 SHOWN_FAILURES = 10
+PYTEST_LINES_SHOWN = 40
 _INI = """\
 # Written by eris certify for one run: the suite runs with these settings only, so that a pytest
 # configuration found around an installation of eris cannot change a certification.
@@ -350,11 +351,19 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
 def _run_suite(options: CertifyOptions, config: str | None, report_dir: Path, folder: Path) -> _Session:
     session = _Session()
     arguments = _pytest_arguments(options, config, report_dir, folder)
+    progress = None if options.quiet else RunProgress(options.out, progress_mode(options.out))
+    # pytest's own dots and lines are kept aside (its terminal writer takes sys.stdout when it starts): eris shows
+    # its progress instead, and pytest's words only where they say why a run could not be made
+    pytest_output = io.StringIO()
     try:
-        with _quiet(options.quiet):
-            code = pytest.main(arguments, plugins=[session])
+        with contextlib.redirect_stdout(pytest_output):
+            code = pytest.main(arguments, plugins=[session, *([progress] if progress else [])])
     finally:
+        if progress is not None:
+            progress.close()
         gc.unfreeze()  # collectable again in a process that goes on (the kit's tests call eris in-process)
+    if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.INTERRUPTED):
+        print("\n".join(pytest_output.getvalue().splitlines()[-PYTEST_LINES_SHOWN:]), file=sys.stderr)
     if session.interrupted:
         raise KeyboardInterrupt
     if session.stopped:
@@ -377,16 +386,6 @@ def _run_suite(options: CertifyOptions, config: str | None, report_dir: Path, fo
             selected += f" (no test cites {', '.join(options.requirements)})"
         raise RunError(f"no conformance test ran{selected}: a certification needs at least one")
     return session
-
-
-@contextlib.contextmanager
-def _quiet(quiet: bool) -> Iterator[None]:
-    """--quiet: pytest's progress goes nowhere (its terminal writer takes sys.stdout when it starts)."""
-    if not quiet:
-        yield
-        return
-    with contextlib.redirect_stdout(io.StringIO()):
-        yield
 
 
 def _one_line(text: str) -> str:

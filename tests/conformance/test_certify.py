@@ -652,6 +652,8 @@ def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedd
     result, out = embedded_run
     assert result.returncode == 1, result.stdout + result.stderr
     assert "certifying the embedded reference implementation at http://127.0.0.1:" in result.stdout
+    assert "eris certify: 3 tests in 1 parts of the contract" in result.stdout  # progress as plain lines: a pipe
+    assert "eris certify: 3/3 tests (100%), 2 failed" in result.stdout and "[100%]" not in result.stdout
     assert "NON-CONFORMANT" in result.stdout
     assert "failed MUST ERIS-PARTY-003" in result.stdout
     assert sorted(p.name for p in out.iterdir()) == ["certification.json", "junit.xml", "report.html", "traffic.har"]
@@ -703,7 +705,7 @@ def test_end_to_end_expected_failures_are_not_counted_and_quiet_hides_progress(e
     # MUST requirements were not exercised.
     assert result.returncode == 3, result.stdout + result.stderr
     assert "INCOMPLETE" in result.stdout and "(expected)" in result.stdout
-    assert "[100%]" not in result.stdout  # no progress
+    assert "[100%]" not in result.stdout and "eris certify: 3" not in result.stdout  # no progress
     document = json.loads((out / "certification.json").read_text("utf-8"))
     assert [entry["id"] for entry in document["summary"]["expected_failures"]] == ["ERIS-PARTY-003"]
     assert _by_id(document)["ERIS-PARTY-003"]["expected"] is True
