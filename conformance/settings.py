@@ -8,9 +8,9 @@ __all__ = ["DEFAULT_EXAMPLES", "suite_version"]
 
 DEFAULT_EXAMPLES = 12
 """Examples per property of the property phase. Generating them is most of the phase's cost (hypothesis and
-schemathesis, about 0.4 s of a full run per example of every property): 12 keeps a full run of the embedded
-reference implementation within 15 s on two shared cores (bench/certify.py), with 264 generated requests and three
-walks of the links; 20, the default until 2026-11, gives 440 and five."""
+schemathesis): with 12 a full run of the embedded reference implementation takes about 15 s on two shared cores
+(bench/certify.py), with 264 generated requests and three walks of the links; 20, the default until 2026-11, gives
+440 and five, and one to four seconds more."""
 
 
 def suite_version() -> str:
