@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -51,12 +52,24 @@ EMPTY_FOLDER = "folder holds no .json, .ndjson or .jsonl file"
 
 
 def json_files(folder: Path, skip: Path | None = None) -> list[Path]:
-    """The .json, .ndjson and .jsonl files below `folder`, sorted; never `skip` (the report being written)."""
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file() and p.suffix.lower() in JSON_SUFFIXES and (skip is None or p.resolve() != skip)
-    )
+    """The .json, .ndjson and .jsonl files below `folder` (symbolic links to folders not followed), in the order
+    of their path's parts; never `skip` (the report being written). os.scandir, not Path.rglob: the type of an
+    entry comes with the listing, so a folder of a hundred thousand files costs no stat of each."""
+    found: list[tuple[tuple[str, ...], str]] = []
+    pending = [str(folder)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue  # an unreadable folder holds nothing we can read (as rglob found nothing there)
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            elif os.path.splitext(entry.name)[1].lower() in JSON_SUFFIXES and entry.is_file():
+                found.append((tuple(entry.path.split(os.sep)), entry.path))
+    found.sort()
+    files = [Path(path) for _, path in found]
+    return files if skip is None else [file for file in files if file.resolve() != skip]
 
 
 def iter_payloads(paths: Iterable[str], *, skip: Path | None = None) -> Iterator[Payload | ReadProblem]:

@@ -38,9 +38,10 @@ def input_bytes(paths: Iterable[str]) -> int | None:
 
 
 class ValidateProgress:
-    def __init__(self, stream: TextIO, total_bytes: int | None) -> None:
+    def __init__(self, stream: TextIO, paths: Iterable[str]) -> None:
         self.enabled = stream.isatty()
-        self.stream, self.total = stream, total_bytes
+        # listing a folder of a million files again costs seconds: only for a terminal that shows the figure
+        self.stream, self.total = stream, input_bytes(paths) if self.enabled else None
         self.started = time.monotonic()
         self.documents = self.invalid = self.done_bytes = 0
         self._progress: Progress | None = None

@@ -13,7 +13,7 @@ from conformance.cli.checking import Checker
 from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, suite_version
 from conformance.cli.output import WRITERS
 from conformance.cli.parallel import default_jobs, ordered
-from conformance.cli.progress import ValidateProgress, input_bytes
+from conformance.cli.progress import ValidateProgress
 from conformance.cli.units import units
 from profiles import ConfigError
 from profiles.validator import RESOURCE, WRITE, Validator
@@ -101,7 +101,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     writer = WRITERS[args.format](stream, suite_version())
     checker = Checker(validator, args.resource_type, args.profile, WRITE if args.write else RESOURCE)
     completed = False
-    progress = ValidateProgress(sys.stderr, input_bytes(args.paths))
+    progress = ValidateProgress(sys.stderr, args.paths)
     try:
         for checked in ordered(checker.check, units(args.paths, skip=output), args.jobs):
             writer.checked(checked)
