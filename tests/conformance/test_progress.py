@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import io
 import os
-import threading
 
 import pytest
+from pseudo_terminal import pseudo_terminal
 
 from conformance.progress import BAR, LINES, RunProgress, progress_mode
 
@@ -47,34 +47,13 @@ def test_plain_lines_name_the_parts_and_every_tenth_of_the_run(suite):
 
 
 def test_a_terminal_gets_a_bar_and_ci_gets_lines(suite, monkeypatch):
-    leader, follower = os.openpty()
-    shown = bytearray()
-    reader = threading.Thread(target=_drain, args=(leader, shown), daemon=True)
-    reader.start()
-    terminal = os.fdopen(follower, "w", encoding="utf-8")
     monkeypatch.setenv("COLUMNS", "150")
     monkeypatch.delenv("CI", raising=False)
-    try:
+    with pseudo_terminal() as (terminal, shown):
         assert progress_mode(terminal) == BAR
-        progress = RunProgress(terminal, BAR)
-        _run(suite, progress)
+        _run(suite, RunProgress(terminal, BAR))
         monkeypatch.setenv("CI", "true")
         assert progress_mode(terminal) == LINES
-    finally:
-        terminal.close()
-        reader.join(timeout=5)
-        os.close(leader)
     text = shown.decode("utf-8", "replace")
     assert "tests, 1 failed" in text and "10/10" in text
     assert progress_mode(io.StringIO()) == LINES
-
-
-def _drain(fd: int, into: bytearray) -> None:
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            return
-        if not chunk:
-            return
-        into.extend(chunk)

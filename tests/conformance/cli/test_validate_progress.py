@@ -4,12 +4,11 @@ nothing when it is not; the report on stdout is the same either way."""
 from __future__ import annotations
 
 import json
-import os
 import sys
-import threading
 
 import pytest
 from project_paths import ROOT
+from pseudo_terminal import pseudo_terminal
 
 from conformance.cli import main, progress
 
@@ -42,17 +41,8 @@ def _run_with_stderr(stream, export, capsys):  # type: ignore[no-untyped-def]
 def test_a_terminal_sees_the_progress_and_the_report_is_unchanged(export, capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(progress, "SHOW_AFTER_SECONDS", 0.0)
     monkeypatch.setenv("COLUMNS", "160")
-    leader, follower = os.openpty()
-    shown = bytearray()
-    reader = threading.Thread(target=lambda: _drain(leader, shown), daemon=True)
-    reader.start()
-    terminal = os.fdopen(follower, "w", encoding="utf-8", closefd=True)
-    try:
+    with pseudo_terminal() as (terminal, shown):
         code, report = _run_with_stderr(terminal, export, capsys)
-    finally:
-        terminal.close()
-        reader.join(timeout=5)
-        os.close(leader)
     text = shown.decode("utf-8", "replace")
     assert "eris validate" in text and "documents" in text and "invalid" in text
     plain = tmp_path / "stderr.txt"
@@ -60,14 +50,3 @@ def test_a_terminal_sees_the_progress_and_the_report_is_unchanged(export, capsys
         assert _run_with_stderr(not_a_terminal, export, capsys) == (code, report)
     assert plain.read_text() == ""
     assert code == 1 and report.endswith("300 document(s) checked: 30 invalid, 30 error(s), 0 warning(s)\n")
-
-
-def _drain(fd: int, into: bytearray) -> None:
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            return
-        if not chunk:
-            return
-        into.extend(chunk)
