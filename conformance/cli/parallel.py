@@ -8,6 +8,7 @@ flat in the size of the input.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -47,6 +48,9 @@ def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) ->
         return
     global _work
     _work = work
+    # what the workers inherit is left alone by the collector: its walk would write every object's header and
+    # so copy the pages the workers share with this process
+    gc.freeze()
     pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_ignore_interrupts)
     try:
         in_flight: deque[Any] = deque()
@@ -60,6 +64,7 @@ def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) ->
     finally:
         pool.terminate()
         pool.join()
+        gc.unfreeze()
         _work = None
 
 
