@@ -79,7 +79,7 @@ class _Buffer:
                 raise StreamProblem(f"invalid JSON: {error.msg}") from None
             except strict_json.StrictJSONError as error:
                 raise StreamProblem(f"invalid JSON: {error.message}") from None
-            if _may_go_on(value, self.text[end:]) and self.more():  # a number cut by the buffer ("0." "1e")
+            if _may_go_on(value, self.text, end) and self.more():  # a number cut by the buffer ("0." "1e")
                 continue
             self.position = end
             return value
@@ -89,13 +89,14 @@ _NOT_SPACE = re.compile(r"[^ \t\r\n]")
 _NUMBER_CHARS = frozenset("0123456789.eE+-")
 
 
-def _may_go_on(value: Any, rest: str) -> bool:
-    """Whether a value read up to the end of the buffer may be longer: nothing after it yet, or a number followed
-    only by characters that could still belong to it."""
-    if not rest:
+def _may_go_on(value: Any, text: str, end: int) -> bool:
+    """Whether a value read up to `end` may be longer: nothing after it yet, or a number followed only by
+    characters that could still belong to it. (The rest of the buffer is not copied for a value that is no
+    number: that copy cost more than reading the item.)"""
+    if end >= len(text):
         return True
     is_number = isinstance(value, int | float) and not isinstance(value, bool)
-    return is_number and all(ch in _NUMBER_CHARS for ch in rest)
+    return is_number and all(ch in _NUMBER_CHARS for ch in text[end:])
 
 
 def _array_items(handle: TextIO, head: str, after_bracket: int) -> Iterator[tuple[str, Any, int | None]]:
