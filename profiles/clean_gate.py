@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import partial
 from typing import Any
 
 from profiles.contract import RESOURCE, Contract, Profile, ResourceRules
-from profiles.identifier_formats import FORMATS
+from profiles.identifier_formats import conforms
 from profiles.installation import INSTALLATION_OID_ARC
 from profiles.paths import split_path
 from profiles.rule_schemas import Schema, at_path, compile_rule
@@ -90,10 +90,6 @@ def _rule(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
     return None if leaf is None else at_path(split_path(spec["path"]), leaf)
 
 
-# the checks called by jsonschema-rs, each cached on its own: every layer between the engine and the check costs
-_CHECKS = {name: lru_cache(maxsize=8192)(check) for name, (check, _) in FORMATS.items()}
-
-
 def _identifier_formats(
     contract: Contract, spec: Mapping[str, Any], formats: dict[str, Callable[[str], bool]]
 ) -> Schema:
@@ -104,7 +100,7 @@ def _identifier_formats(
         if namespace.format is None:
             continue
         name = f"eris-{namespace.format}"
-        formats[name] = _CHECKS[namespace.format]
+        formats[name] = partial(conforms, namespace.format)  # conforms keeps the cache of checked values
         systems.append(namespace.system)
         checks.append({
             "if": {"type": "object", "required": ["system"], "properties": {"system": {"const": namespace.system}}},

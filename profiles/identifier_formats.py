@@ -50,11 +50,7 @@ def is_nip(value: str) -> bool:
     value = value.replace("-", "")
     if len(value) != 10 or not (value.isascii() and value.isdigit()):
         return False
-    # unrolled nip_check_digit: a validator of millions of payloads checks every NIP of every party
-    d = value.encode("ascii")
-    weighted = 6 * d[0] + 5 * d[1] + 7 * d[2] + 2 * d[3] + 3 * d[4] + 4 * d[5] + 5 * d[6] + 6 * d[7] + 7 * d[8]
-    checksum = (weighted - 48 * sum(NIP_WEIGHTS)) % 11  # the weights applied to ASCII codes, less those of "0"s
-    return checksum != 10 and checksum == d[9] - 48
+    return nip_check_digit(value[:9]) == int(value[9])
 
 
 def is_regon(value: str) -> bool:

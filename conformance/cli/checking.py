@@ -11,7 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.cli.inputs import NDJSON_SUFFIXES, Payload, ReadProblem, iter_payloads, ndjson_payloads
+from conformance.cli.inputs import (
+    NDJSON_SUFFIXES,
+    Payload,
+    ReadProblem,
+    iter_payloads,
+    ndjson_payloads,
+    ndjson_values,
+)
 from profiles import fast_json, strict_json
 from profiles.issues import Issue
 from profiles.validator import RESOURCE, Validator
@@ -75,7 +82,6 @@ class Checker:
         checked = Checked(size=unit.size)
         if isinstance(unit, FileBatch):
             items: Iterator[Payload | ReadProblem] = (item for path in unit.paths for item in _small_file(path))
-            items = (item for path in unit.paths for item in _small_file(path))
         else:
             items = iter(unit.items)
         for item in items:
@@ -93,21 +99,17 @@ class Checker:
 
     def _lines(self, unit: Lines) -> Checked:
         """check() of NDJSON lines, the loop of millions of payloads: a line with nothing to report costs its
-        parse and its check, and no Payload (conformance.cli.inputs.ndjson_payloads reads alike)."""
+        parse and its check, and no Payload."""
         checked = Checked(size=len(unit.data) + 1)
-        validate, loads, options = self.validator.validate, fast_json.loads, self._options
-        clean, reported, source = 0, checked.reported, unit.source
-        for number, raw in enumerate(unit.data.split(b"\n"), start=unit.first_line):
-            line = raw.rstrip(b"\r")
-            try:
-                document = loads(line)
-            except strict_json.StrictJSONError as error:
-                if line.strip():
-                    reported.append(ReadProblem(source, f"invalid JSON: {error.message}", number, error.column))
-                continue  # a blank line is skipped, and counted
-            issues = validate(document, **options)
+        validate, options, source = self.validator.validate, self._options, unit.source
+        clean, reported = 0, checked.reported
+        for number, value in ndjson_values(source, unit.data.split(b"\n"), unit.first_line):
+            if isinstance(value, ReadProblem):
+                reported.append(value)
+                continue
+            issues = validate(value, **options)
             if issues:
-                reported.append((_reduced(Payload(source, document, line=number)), issues))
+                reported.append((_reduced(Payload(source, value, line=number)), issues))
             else:
                 clean += 1
         checked.clean = clean

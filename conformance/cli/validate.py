@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.cli.checking import Checker
-from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, suite_version
+from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, positive_int, suite_version
 from conformance.cli.output import WRITERS
 from conformance.cli.parallel import default_jobs, ordered
 from conformance.cli.progress import ValidateProgress
@@ -52,23 +52,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--jobs",
         "-j",
-        type=_positive,
+        type=positive_int,
         default=default_jobs(),
         metavar="N",
         help="processes that check payloads (default: the cores, here %(default)s); the report is in input order "
         "whatever N",
     )
     parser.set_defaults(run=_run_validate)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"at least 1, not {value}")
-    return value
 
 
 def _run_validate(args: argparse.Namespace) -> int:
