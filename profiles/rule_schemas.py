@@ -26,7 +26,7 @@ def at_path(tokens: tuple[str, ...], leaf: Schema) -> Schema:
     """Apply `leaf` where the rule engine walks: each token a property, arrays expanded one level."""
     schema = leaf
     for token in reversed(tokens):
-        schema = {"properties": {token: {"items": schema, "allOf": [schema]}}}
+        schema = {"properties": {token: {"if": {"type": "array"}, "then": {"items": schema}, "else": schema}}}
     return schema
 
 

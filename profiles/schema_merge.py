@@ -20,6 +20,8 @@ _OBJECT_ONLY = frozenset({"required", "properties", "propertyNames", "additional
 _ARRAY_ONLY = frozenset({"items", "contains", "minContains", "maxContains", "prefixItems", "uniqueItems"})
 _DESCENDING = frozenset({"properties", "items", "required"})
 _GUARDS = {"object": _OBJECT_ONLY, "array": _ARRAY_ONLY}
+_ARRAY = {"type": "array"}
+_UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
 
 
 def merged(schema: Any) -> Any:
@@ -56,17 +58,23 @@ def _unguarded(schema: Schema) -> Schema:
 
 
 def _flat(members: list[Any]) -> list[Any]:
+    """The members of nested allOfs side by side. A member with allOf beside other keywords is split too:
+    {items: A, allOf: [B]} is allOf [{items: A}, B] (at_path writes every array step so), and only then do the
+    walks of many rules through one array join into one. Not where unevaluated* sees the annotations of allOf."""
     flat: list[Any] = []
     for member in members:
-        if isinstance(member, dict) and set(member) == {"allOf"}:
-            flat.extend(_flat(member["allOf"]))
+        if isinstance(member, dict) and "allOf" in member and not _UNEVALUATED & set(member):
+            rest = {keyword: value for keyword, value in member.items() if keyword != "allOf"}
+            flat.extend(_flat([rest, *member["allOf"]] if rest else member["allOf"]))
         else:
             flat.append(member)
     return flat
 
 
 def _joined(members: list[Any]) -> list[Any]:
-    """The members that only descend joined into one (first in the list, where the first of them stood)."""
+    """The members that only descend joined into one (first in the list, where the first of them stood), and so
+    the steps of a path through an array (rule_schemas.at_path)."""
+    members = _steps_joined(members)
     descending = [m for m in members if isinstance(m, dict) and m and set(m) <= _DESCENDING]
     if len(descending) < 2:
         return members
@@ -84,6 +92,32 @@ def _joined(members: list[Any]) -> list[Any]:
         joined["items"] = _all(joined["items"])
     rest = [m for m in members if not any(m is d for d in descending)]
     return [joined, *rest]
+
+
+def _is_step(member: Any) -> bool:
+    """{if: {type: array}, then: {items: A}, else: B}: a step of rule_schemas.at_path."""
+    return (
+        isinstance(member, dict)
+        and set(member) == {"if", "then", "else"}
+        and member["if"] == _ARRAY
+        and isinstance(member["then"], dict)
+        and set(member["then"]) == {"items"}
+    )
+
+
+def _steps_joined(members: list[Any]) -> list[Any]:
+    """Path steps side by side joined into one: each array walked once for all of them."""
+    steps = [m for m in members if _is_step(m)]
+    if len(steps) < 2:
+        return members
+    joined = {
+        "if": _ARRAY,
+        "then": {"items": _all([step["then"]["items"] for step in steps])},
+        "else": _all([step["else"] for step in steps]),
+    }
+    first = members.index(steps[0])
+    rest = [m for m in members if not _is_step(m)]
+    return [*rest[:first], joined, *rest[first:]]
 
 
 def _all(schemas: list[Any]) -> Any:
