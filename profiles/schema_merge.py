@@ -59,8 +59,8 @@ def _unguarded(schema: Schema) -> Schema:
 
 def _flat(members: list[Any]) -> list[Any]:
     """The members of nested allOfs side by side. A member with allOf beside other keywords is split too:
-    {items: A, allOf: [B]} is allOf [{items: A}, B] (at_path writes every array step so), and only then do the
-    walks of many rules through one array join into one. Not where unevaluated* sees the annotations of allOf."""
+    {items: A, allOf: [B]} is allOf [{items: A}, B], whose descending parts can then join others. Not where
+    unevaluated* sees the annotations of allOf."""
     flat: list[Any] = []
     for member in members:
         if isinstance(member, dict) and "allOf" in member and not _UNEVALUATED & set(member):
