@@ -28,9 +28,10 @@ from profiles.paths import split_path
 from profiles.rule_schemas import Schema, at_path, compile_rule
 from profiles.schema_merge import merged
 
-__all__ = ["CleanGate", "clean_gate"]
+__all__ = ["CleanGate", "clean_gate", "rule_gate"]
 
 _OBJECT = {"type": "object"}
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 @dataclass(frozen=True)
@@ -50,11 +51,14 @@ def clean_gate(
         return None  # writes check recognition differently (writable profiles); they take the usual path
     candidates = contract.profiles_of(rules.resource_type)
     recognised = {profile: _recognised(profile) for profile in candidates}
+    profile_required = RESOURCE in rules.profile_required_in
     parts: list[Schema] = [{"$ref": structure}, *_recognition(contract, rules, candidates, recognised)]
     formats: dict[str, Callable[[str], bool]] = {}
     for spec in _checking(rules.rules, context):
         if spec["rule"] == "profile-namespace":
-            parts.append(_profile_namespaces(contract, spec, recognised, RESOURCE in rules.profile_required_in))
+            parts.append(_profile_namespaces(contract, spec, recognised, profile_required))
+            # each of its branches demands a recognised profile when one is required: no need to ask twice
+            profile_required = profile_required and not candidates
             continue
         if spec["rule"] == "identifier-format":
             parts.append(_identifier_formats(contract, spec, formats))
@@ -72,8 +76,27 @@ def clean_gate(
             profile_parts.append(schema)
         if profile_parts:
             parts.append({"if": recognised[profile], "then": {"allOf": profile_parts}})
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "allOf": parts}
+    if profile_required:
+        parts.append({"anyOf": list(recognised.values())} if candidates else False)
+    schema = {"$schema": _DIALECT, "allOf": parts}
     return CleanGate(merged(schema) if merge else schema, formats)
+
+
+def rule_gate(contract: Contract, spec: Mapping[str, Any], context: str) -> CleanGate | None:
+    """One rule row alone, as the gate states it: a document this passes gets nothing from the rule's function, so
+    a refused document need not run the functions of the rules it keeps. None where only the function can tell
+    (profile-namespace: it depends on the recognised profiles), and, outside context "resource", for every form
+    but the compiled rules (profiles/rule_schemas.py), which hold in every context."""
+    compiled = compile_rule(contract, spec)
+    if compiled is not None:
+        return CleanGate({"$schema": _DIALECT, **compiled}, {})
+    if context != RESOURCE or spec["rule"] == "profile-namespace":
+        return None
+    formats: dict[str, Callable[[str], bool]] = {}
+    if spec["rule"] == "identifier-format":
+        return CleanGate({"$schema": _DIALECT, **_identifier_formats(contract, spec, formats)}, formats)
+    schema = _rule(contract, spec)
+    return None if schema is None else CleanGate({"$schema": _DIALECT, **schema}, formats)
 
 
 def _checking(specs: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
@@ -159,7 +182,7 @@ def _recognition(
     contract: Contract, rules: ResourceRules, candidates: tuple[Profile, ...], recognised: dict[Profile, Schema]
 ) -> list[Schema]:
     """No recognition issue: every meta.profile a profile of this type, every claim with its evidence where the
-    context demands it, a recognised profile where the type needs one."""
+    context demands it (clean_gate adds: a recognised profile where the type needs one)."""
     urls = sorted(profile.url for profile in candidates)
     parts: list[Schema] = [
         {
@@ -174,8 +197,6 @@ def _recognition(
         evidence = _evidence(profile)
         if evidence is not None and RESOURCE in profile.evidence_required_in:
             parts.append({"if": _claims(profile), "then": evidence})
-    if RESOURCE in rules.profile_required_in:
-        parts.append({"anyOf": list(recognised.values())} if candidates else False)
     return parts
 
 

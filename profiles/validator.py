@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from profiles.clean_gate import clean_gate
+from profiles.clean_gate import CleanGate, clean_gate, rule_gate
 from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue, pointer
@@ -32,6 +32,24 @@ _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 class _PlannedRule:
     function: Rule
     spec: Mapping[str, Any]
+    precheck: _Precheck | None = None
+    """The rule as a schema (clean_gate.rule_gate): a document it passes gets nothing from `function`."""
+
+
+class _Precheck:
+    """A rule's schema, compiled when first asked: most rules never see a document the gate refused."""
+
+    __slots__ = ("_compile", "_gate", "_validator")
+
+    def __init__(self, gate: CleanGate, compile_schema: Any) -> None:
+        self._gate = gate
+        self._compile = compile_schema
+        self._validator: Any = None
+
+    def passes(self, document: dict[str, Any]) -> bool:
+        if self._validator is None:
+            self._validator = self._compile(self._gate.schema, self._gate.formats)
+        return _passes(self._validator, document)
 
 
 _Plan = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
@@ -166,11 +184,16 @@ class Validator:
         if context == WRITE and not rules.writable:
             where = "/resourceType" if "resourceType" in document else ""
             yield codes.issue("resource-not-writable", where, f"the contract has no write of {rules.resource_type}")
+        refused = gate_tried
         if self._gated and profile is None and not gate_tried:
             gate = self._gate(rules, context)
-            if gate is not None and _passes(gate, document):
-                return  # the clean gate: nothing to report (profiles/clean_gate.py)
-        fast = self._fast(rules, context) if self.fast_path else None
+            if gate is not None:
+                if _passes(gate, document):
+                    return  # the clean gate: nothing to report (profiles/clean_gate.py)
+                refused = True
+        # a document the gate refused breaks some rule: the fast path would most often fail too, and the rules'
+        # prechecks leave out the functions of the rules it keeps
+        fast = self._fast(rules, context) if self.fast_path and not refused else None
         if fast is not None and _passes(fast.validator, document):
             plan = fast.residual
         else:
@@ -221,7 +244,12 @@ class Validator:
         for spec in specs:
             if context not in spec.get("contexts", CONTEXTS) or spec.get("strength") == "example":
                 continue  # an example binding illustrates codes; it checks nothing
-            by_path.setdefault(split_path(spec["path"]), []).append(_PlannedRule(self.rules[spec["rule"]], spec))
+            precheck = None
+            if self._gated:
+                gate = rule_gate(self.contract, spec, context)
+                precheck = None if gate is None else _Precheck(gate, self.schemas.compile)
+            planned = _PlannedRule(self.rules[spec["rule"]], spec, precheck)
+            by_path.setdefault(split_path(spec["path"]), []).append(planned)
         return tuple(by_path.items())
 
     def _fast(self, rules: ResourceRules, context: str) -> _FastPath | None:
@@ -257,8 +285,12 @@ class Validator:
 
     def _apply(self, plan: _Plan, document: dict[str, Any], ctx: _RuleContext) -> Iterator[Issue]:
         codes = self.issue_codes
-        for tokens, rules in plan:
-            for value, where in values_at(document, tokens):
+        for tokens, planned in plan:
+            values = values_at(document, tokens)
+            if not values:
+                continue
+            rules = [r for r in planned if r.precheck is None or not r.precheck.passes(document)]
+            for value, where in values:
                 for rule in rules:
                     try:
                         findings = list(rule.function(ctx, value, rule.spec))
