@@ -22,7 +22,9 @@ from profiles import Contract, load_contract
 from profiles.installation import INSTALLATION_OID_ARC
 from profiles.validator import Validator
 from reference_impl import reads, writes
+from reference_impl.answer_cache import AnswerCache
 from reference_impl.auth import AuthPolicy, auth_middleware
+from reference_impl.identifier_reads import IdentifierReads, identifier_read_types
 from reference_impl.notifications import build_notification
 from reference_impl.outbox import Backoff, Outbox, OutboxWorker, create_schema, outbox_context
 from reference_impl.problems import PROBLEM_JSON, problem
@@ -48,6 +50,8 @@ OUTBOX_WORKER = web.AppKey("outbox_worker", OutboxWorker)
 REPORT_WORKER = web.AppKey("report_worker", ReportWorker)
 APPLICATION_KEYS = web.AppKey("application_keys", ApplicationKeys)
 MAX_BODY_BYTES = 8 * 1024 * 1024
+ANSWER_CACHE_BYTES = 16 * 1024 * 1024
+"""About 10,000 answers of one Party each."""
 
 
 @dataclass
@@ -91,6 +95,8 @@ class ServerSettings:
     """CIDR blocks http deliveries may go to; empty: every address not denied."""
     delivery_denied: tuple[str, ...] = DEFAULT_DENIED
     """CIDR blocks http deliveries never go to (default: link-local and cloud metadata addresses)."""
+    answer_cache_bytes: int = ANSWER_CACHE_BYTES
+    """Memory for answers of identifier reads kept until the next write (reference_impl.identifier_reads); 0: none."""
     random_bytes: Callable[[int], bytes] = os.urandom
     """The source of report session keys (injectable to test the 500 of a failing source)."""
 
@@ -156,7 +162,10 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
         store = Store(settings.db)
         create_schema(store.db)
         validator = Validator(contract)
-        service = Service(contract, validator, store, QueryBuilder(contract, store), load_operations())
+        operations = load_operations()
+        service = Service(contract, validator, store, QueryBuilder(contract, store), operations)
+        cache = AnswerCache(settings.answer_cache_bytes) if settings.answer_cache_bytes > 0 else None
+        service.identifier_reads = IdentifierReads(store, identifier_read_types(operations), cache)
         if store.is_empty():  # without seed data, still what every installation publishes
             service.load(settings.seed(contract) if settings.seed is not None else installation_resources(contract))
         outbox = Outbox(store.db, settings.notify_urls)

@@ -7,6 +7,7 @@ from typing import Any
 from aiohttp import web
 
 from profiles.limits import LIMITS
+from reference_impl.envelope import envelope_of, json_answer
 from reference_impl.problems import problem
 from reference_impl.search import MAX_COUNT, MAX_OFFSET, READ_PATHS, FilterError
 from reference_impl.state import SERVICE, Service
@@ -18,9 +19,8 @@ def envelope(items: list[dict[str, Any]]) -> web.Response:
 
 
 def stored_envelope(bodies: list[str]) -> web.Response:
-    """The envelope of items given as their served JSON text (`Store.search_bodies`): the same text
-    `served_json` writes of the whole envelope, without parsing and writing each item again."""
-    return web.Response(text='{"items":[' + ",".join(bodies) + '],"nextToken":null}', content_type="application/json")
+    """The envelope of items given as their served JSON text (`Store.search_bodies`)."""
+    return json_answer(envelope_of(bodies))
 
 
 MAX_QUERY_VALUES = 100
@@ -81,6 +81,10 @@ def paging(request: web.Request) -> tuple[int, int]:
 
 async def list_resources(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
+    if service.identifier_reads is not None:
+        answer = service.identifier_reads.answer(request.path, request.rel_url.raw_query_string, request.query)
+        if answer is not None:
+            return json_answer(answer)
     resource_type = READ_PATHS[request.path]
     if (missing := missing_required(request, service)) is not None:
         return missing

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from profiles import Contract
 from profiles.validator import Validator
+from reference_impl.identifier_reads import IdentifierReads
 from reference_impl.search import Operation, QueryBuilder, format_instant, search_tokens
 from reference_impl.store import Store
 
@@ -26,6 +27,9 @@ class Service:
     operations: dict[tuple[str, str], Operation]
     change_listeners: list[Callable[[dict[str, Any], str, str], None]] = field(default_factory=list)
     """Called inside the write's transaction with (resource, operation, time of change)."""
+    identifier_reads: IdentifierReads | None = None
+    """Answers identifier reads of the common shape past the general path's machinery; None: every read takes the
+    general path (set so by whatever changes how reads are answered: `queries`, the store's search)."""
 
     def save(self, resource: dict[str, Any], operation: str, *, now: datetime | None = None) -> None:
         """Store a resource created or updated through the API, and tell the listeners (the outbox).

@@ -45,6 +45,14 @@ starts from those few rows); one matching more is checked row by row while the r
 in order (`resource_type`), so that a page of a broad filter costs its page and not every match."""
 
 
+_BODIES_WITH_TOKEN = (
+    "SELECT r.body FROM resource r WHERE r.type = ? AND r.pk IN"
+    " (SELECT resource_pk FROM search_token WHERE param = ? AND value = ?{system}) ORDER BY r.pk LIMIT ? OFFSET ?"
+)
+_BODIES_WITH_TOKEN_OF_ANY_SYSTEM = _BODIES_WITH_TOKEN.format(system="")
+_BODIES_WITH_TOKEN_OF_SYSTEM = _BODIES_WITH_TOKEN.format(system=" AND system = ?")
+
+
 def served_json(value: Any) -> str:
     """The JSON text of an answer, and of a stored resource: compact, non-ASCII characters as they are. Reads
     join stored texts into answers as they are (`Store.search_bodies`), so both must be written alike."""
@@ -68,6 +76,10 @@ class Store:
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.executescript(SCHEMA)
+        self.writes = 0
+        """Bumped by every `put` and at the end of every transaction (a rolled-back put takes back what a read in
+        between saw): answers read at one value of it stay true while it keeps that value (reference_impl.answer_cache).
+        This connection is the database's only writer, as a server of it assumes."""
 
     def close(self) -> None:
         self.db.close()
@@ -81,7 +93,10 @@ class Store:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
+        else:
+            self.db.execute("COMMIT")
+        finally:
+            self.writes += 1
 
     def is_empty(self) -> bool:
         return self.db.execute("SELECT 1 FROM resource LIMIT 1").fetchone() is None
@@ -89,6 +104,7 @@ class Store:
     def put(self, resource: dict[str, Any], tokens: Iterable[tuple[str, str, str]], last_modified: str) -> int:
         """Insert or replace a resource (by type and id) with its search tokens. Call inside a transaction."""
         body = served_json(resource)
+        self.writes += 1
         row = self.db.execute(
             "SELECT pk FROM resource WHERE type = ? AND id = ?", (resource["resourceType"], resource["id"])
         ).fetchone()
@@ -125,6 +141,18 @@ class Store:
             sql += " LIMIT ? OFFSET ?"
             args += [count, offset]
         return [body for (body,) in self.db.execute(sql, args)]
+
+    def bodies_with_token(
+        self, resource_type: str, param: str, system: str | None, value: str, *, count: int, offset: int
+    ) -> list[str]:
+        """As `search_bodies` with the one condition `token_condition(param, [(system, value)])`, in one statement:
+        always the list of the token's resources (`IN`), without the count that chooses between list and probe.
+        Meant for a token that names few resources, an identifier; one held by many costs all of them."""
+        if system is None:
+            rows = self.db.execute(_BODIES_WITH_TOKEN_OF_ANY_SYSTEM, (resource_type, param, value, count, offset))
+        else:
+            rows = self.db.execute(_BODIES_WITH_TOKEN_OF_SYSTEM, (resource_type, param, value, system, count, offset))
+        return [body for (body,) in rows]
 
     def token_condition(self, param: str, keys: Iterable[tuple[str | None, str | None]]) -> Condition:
         """Resources with a search token of `param` and any of the (system, value) keys; None for a system or

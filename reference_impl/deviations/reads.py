@@ -53,6 +53,7 @@ def _change_conditions(app: web.Application, change: ConditionsChange) -> None:
     def replace(app: web.Application) -> None:
         service = app[SERVICE]
         service.queries = _ChangedQueries(service.queries, change)
+        service.identifier_reads = None  # it reads the store past `queries`: the change must see every read
 
     on_startup(app, replace)
 

@@ -251,6 +251,7 @@ def reversed_order(app: web.Application, settings: Any) -> None:
             return everything[offset:] if count is None else everything[offset : offset + count]
 
         store.search_bodies = search_newest_first  # type: ignore[method-assign]
+        app[SERVICE].identifier_reads = None  # it reads the store past search_bodies
 
     on_startup(app, reverse_the_store)
 
