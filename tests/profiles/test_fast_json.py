@@ -97,3 +97,55 @@ def test_what_strict_json_refuses_fast_json_refuses_alike(text: str) -> None:
 def test_bytes_that_are_not_utf8_are_refused_as_strict_json_refuses_them() -> None:
     data = b'{"a":"\xff"}'
     assert _outcome(fast_json.loads, data) == _outcome(strict_json.loads, data)
+
+
+def _lines_outcomes(lines: list[bytes]) -> list:  # type: ignore[type-arg]
+    values, refused = fast_json.loads_lines(lines)
+    assert refused == [index for index, value in enumerate(values) if isinstance(value, strict_json.StrictJSONError)]
+    return [
+        ("refused", str(value)) if index in refused else ("read", _typed(value)) for index, value in enumerate(values)
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts=st.lists(st.tuples(_texts(), _SPACE, _SPACE), min_size=1, max_size=12))
+def test_lines_read_together_are_read_as_each_alone(texts: list[tuple[str, str, str]]) -> None:
+    """loads_lines checks all lines at once and looks closer only at the lines its checks point to: each line's
+    outcome is still strict_json's (lines hold no newline: one in a text's spaces becomes a carriage return)."""
+    lines = [
+        (before + text + after).replace("\n", "\r").encode("utf-8", "surrogatepass") for text, before, after in texts
+    ]
+    assert _lines_outcomes(lines) == [_outcome(strict_json.loads, line) for line in lines]
+
+
+_VALID = b'{"resourceType":"Party","id":"p-1","note":"12:00"}'
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        b'{"a":1,"a":2}',  # a member dropped: the colons of all lines no longer add up
+        b'{"a":1,"a":"\\u003a"}',  # the escaped colon makes up for the dropped member: escapes go to strict_json
+        b'{"a":' + b"1" * 65 + b"}",  # a long number: a run of digits outside a string
+        b'{"a":"' + b"1" * 20 + b'","b":12345678901234567890}',  # a run in a string, and one outside
+        b'{"a":"x\\"' + b"1" * 20 + b'"}',  # an escaped quote: the quotes before the run do not tell
+        b'{"a":"\\"","b":12345678901234567890}',  # ... here they would say "in a string"
+        b"[" * 70 + b"]" * 70,
+        b"",
+        b"   \r",
+        b'{"a":',
+        b'{"a":"\xff"}',
+        b'{"a":"' + b"9" * 30 + b'"}',  # an account number: read by orjson, the same value
+    ],
+)
+@pytest.mark.parametrize("where", [0, 1, 5, 16])
+def test_an_odd_line_among_plain_ones_is_read_as_alone_and_leaves_the_others_alone(odd: bytes, where: int) -> None:
+    lines = [_VALID] * 17
+    lines[where] = odd
+    assert _lines_outcomes(lines) == [_outcome(strict_json.loads, line) for line in lines]
+
+
+def test_lines_written_otherwise_than_orjson_writes_them_are_checked_by_their_colons() -> None:
+    spaced = [b'{"a": 1, "b": {"c": "d:e"}}', b'{"a": 1, "a": 2}', b'{"x" : "y"}']
+    assert _lines_outcomes(spaced) == [_outcome(strict_json.loads, line) for line in spaced]
+    assert _lines_outcomes(spaced)[1][0] == "refused"
