@@ -8,8 +8,6 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
-from conformance.settings import suite_version
-
 __all__ = [
     "EXIT_INVALID",
     "EXIT_OK",
@@ -24,6 +22,14 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
+
+
+def suite_version() -> str:
+    """conformance.settings.suite_version, imported when first asked for: importlib.metadata costs 25 ms of every
+    start, and `eris validate` with its text report never needs the version."""
+    from conformance.settings import suite_version as installed
+
+    return installed()
 
 
 def fail(message: str, code: int = EXIT_UNUSABLE) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -42,10 +43,15 @@ class Tally:
 class Writer:
     """Receives every validated payload and read problem, then writes the report."""
 
-    def __init__(self, stream: TextIO, version: str) -> None:
+    def __init__(self, stream: TextIO, version: str | Callable[[], str]) -> None:
+        """`version`: eris's, or how to look it up (only the JSON and SARIF reports name it)."""
         self.stream = stream
-        self.version = version
+        self._version = version
         self.tally = Tally()
+
+    @property
+    def version(self) -> str:
+        return self._version if isinstance(self._version, str) else self._version()
 
     def payload(self, payload: Payload, issues: list[Issue]) -> None:
         self.tally.count(issues)
@@ -126,10 +132,10 @@ class JsonWriter(Writer):
     """One JSON object: the documents that have issues (valid ones are only counted), written as they come, then
     the inputs that could not be read and the summary."""
 
-    def __init__(self, stream: TextIO, version: str) -> None:
+    def __init__(self, stream: TextIO, version: str | Callable[[], str]) -> None:
         super().__init__(stream, version)
         self.problems: list[dict[str, Any]] = []
-        self.stream.write("{" + _members({"tool": "eris", "version": version}, 0) + ',\n  "results": [')
+        self.stream.write("{" + _members({"tool": "eris", "version": self.version}, 0) + ',\n  "results": [')
         self.results = _StreamedArray(stream, 1)
 
     def payload(self, payload: Payload, issues: list[Issue]) -> None:
@@ -163,7 +169,7 @@ class SarifWriter(Writer):
     """SARIF 2.1.0, one run; rule ids are the issue codes, the JSON Pointer is the logical location. Results are
     written as they come; the tool with its rules, known only at the end, comes after them."""
 
-    def __init__(self, stream: TextIO, version: str) -> None:
+    def __init__(self, stream: TextIO, version: str | Callable[[], str]) -> None:
         super().__init__(stream, version)
         self.notifications: list[dict[str, Any]] = []
         self.rules: dict[str, Issue] = {}

@@ -9,7 +9,6 @@ flat in the size of the input.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import signal
 from collections import deque
@@ -39,6 +38,8 @@ def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) ->
     pending_units = iter(units)
     first = next(pending_units, None)
     second = next(pending_units, None) if first is not None else None
+    if jobs > 1 and second is not None:
+        import multiprocessing  # here: a run of one process (a pre-commit hook) starts without it
     if jobs <= 1 or second is None or "fork" not in multiprocessing.get_all_start_methods():
         if first is not None:
             yield work(first)

@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING, TextIO
 
 from conformance.cli.checking import Checked
 from conformance.cli.inputs import json_files
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 __all__ = ["ValidateProgress", "input_bytes"]
 
@@ -56,6 +56,10 @@ class ValidateProgress:
         if self._progress is None:
             if time.monotonic() - self.started < SHOW_AFTER_SECONDS:
                 return
+            # imported here: rich takes 30 ms to import, a run that shows no progress (CI, a pipe) never needs it
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
             self._progress = Progress(
                 TextColumn("[bold]eris validate[/]"),
                 BarColumn(),

@@ -88,7 +88,7 @@ def _run_validate(args: argparse.Namespace) -> int:
             )
         except OSError as error:
             return fail(f"cannot write {args.output}: {error.strerror}")
-    writer = WRITERS[args.format](stream, suite_version())
+    writer = WRITERS[args.format](stream, suite_version)
     checker = Checker(validator, args.resource_type, args.profile, WRITE if args.write else RESOURCE)
     completed = False
     progress = ValidateProgress(sys.stderr, args.paths)
