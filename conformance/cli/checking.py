@@ -1,14 +1,15 @@
-"""The work of `eris validate` cut into units that any process can check: a run of NDJSON lines, a few small files,
-or payloads already read. Each unit comes back as a `Checked`: how many payloads had nothing to report, and the
-payloads with issues and the read problems, in input order. The same function checks a unit in the command's own
-process, in a worker of `--jobs`, or in a Dask task (conformance.cli.dask_validate), so all three report alike.
+"""The work of `eris validate` cut into units that any process can check: a span of an NDJSON file (read by the
+process that checks it), a run of NDJSON lines already read (stdin), a few small files, or payloads already read.
+Each unit comes back as a `Checked`: how many payloads had nothing to report, and the payloads with issues and the
+read problems, in input order. The same function checks a unit in the command's own process, in a worker of
+`--jobs`, or in a Dask task (conformance.cli.dask_validate), so all three report alike.
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress
 from typing import Any
@@ -24,7 +25,7 @@ from profiles import fast_json, strict_json
 from profiles.issues import Issue
 from profiles.validator import RESOURCE, Validator
 
-__all__ = ["Checked", "Checker", "FileBatch", "Lines", "Payloads", "Unit"]
+__all__ = ["Checked", "Checker", "FileBatch", "Lines", "Payloads", "Span", "Unit", "renumbered"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,18 @@ class Lines:
     source: str
     first_line: int
     data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """The NDJSON lines of the file `source` that begin at a byte from `start` up to `end` (None: the end of the file),
+    read by the process that checks them: the command's process only cuts the file, at any byte (a line that goes on
+    past `end` is read to its end; one that began before `start` is left to the span before). Lines are numbered from
+    1 in the span's result; `renumbered` adds the lines of the spans before it."""
+
+    source: str
+    start: int
+    end: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +67,7 @@ class Payloads:
     """The bytes of the input they were read from, as far as known (for progress)."""
 
 
-Unit = Lines | FileBatch | Payloads
+Unit = Lines | Span | FileBatch | Payloads
 LINES_TOGETHER = 16
 """NDJSON lines parsed and checked together: enough to share the cost of a pass over their text, few enough for
 their values to stay in the processor's cache."""
@@ -69,6 +82,9 @@ class Checked:
     """Payloads with issues (their data reduced to the resourceType) and read problems, in input order."""
     size: int = 0
     """Bytes of input checked (for progress)."""
+    span_start: int | None = None
+    """For a Span: its start, and `lines` the lines it held (its findings numbered from 1 in the span)."""
+    lines: int = 0
 
 
 @dataclass(frozen=True)
@@ -81,6 +97,8 @@ class Checker:
     context: str = RESOURCE
 
     def check(self, unit: Unit) -> Checked:
+        if isinstance(unit, Span):
+            return self._span(unit)
         if isinstance(unit, Lines):
             return self._lines(unit)
         checked = Checked(size=unit.size)
@@ -99,6 +117,23 @@ class Checker:
                 checked.reported.append((_reduced(item), issues))
             else:
                 checked.clean += 1
+        return checked
+
+    def _span(self, span: Span) -> Checked:
+        try:
+            data = _read_span(span)
+        except OSError as error:
+            problem = ReadProblem(span.source, f"cannot be read: {error.strerror}", 1)
+            return Checked(reported=[problem], span_start=span.start, lines=1)
+        if not data:  # no line begins in the span
+            return Checked(span_start=span.start)
+        lines = data.count(b"\n")
+        if data.endswith(b"\n"):
+            data = data[:-1]
+        else:
+            lines += 1  # the last line of the file, without a newline
+        checked = self._lines(Lines(span.source, 1, data))
+        checked.span_start, checked.lines = span.start, lines
         return checked
 
     def _lines(self, unit: Lines) -> Checked:
@@ -159,6 +194,55 @@ def _line_problems(
         number = first_line + index
         problems[index] = ReadProblem(source, f"invalid JSON: {error.message}", number, error.column)
     return problems
+
+
+def renumbered(results: Iterable[Checked]) -> Iterator[Checked]:
+    """The results of units in input order, the findings of each span numbered by the lines of the file (the lines
+    of the spans of that file before it added)."""
+    before = 0
+    for checked in results:
+        if checked.span_start is not None:
+            if checked.span_start == 0:
+                before = 0
+            if before and checked.reported:
+                checked.reported = [_shifted(item, before) for item in checked.reported]
+            before += checked.lines
+        yield checked
+
+
+def _shifted(item: Reported, lines: int) -> Reported:
+    if isinstance(item, ReadProblem):
+        return replace(item, line=None if item.line is None else item.line + lines)
+    payload, issues = item
+    return replace(payload, line=None if payload.line is None else payload.line + lines), issues
+
+
+def _read_span(span: Span) -> bytes:
+    """The bytes of the lines that begin in the span, their newlines included (and no byte-order mark)."""
+    start, end = span.start, span.end
+    with open(span.source, "rb") as handle:
+        if start == 0:
+            data = handle.read(-1 if end is None else end)
+        else:
+            handle.seek(start - 1)  # the byte before the span tells whether a line begins at its first byte
+            data = handle.read(-1 if end is None else end - start + 1)
+            cut = data.find(b"\n")
+            if cut < 0:
+                return b""  # inside one line begun before the span
+            data = data[cut + 1 :]
+        if end is not None and data and not data.endswith(b"\n"):
+            rest = [data]  # the last line goes on past the span: read it to its end
+            while more := handle.read(_LINE_REST_BYTES):
+                cut = more.find(b"\n")
+                if cut >= 0:
+                    rest.append(more[: cut + 1])
+                    break
+                rest.append(more)
+            data = b"".join(rest)
+    return data.removeprefix(codecs.BOM_UTF8) if start == 0 else data
+
+
+_LINE_REST_BYTES = 1 << 16
 
 
 def _small_file(path: str) -> Iterator[Payload | ReadProblem]:

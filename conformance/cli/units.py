@@ -2,19 +2,21 @@
 few units whatever the size of the input.
 
 NDJSON (a .ndjson/.jsonl file, or stdin and .json files whose first line is a whole value with more lines after it,
-as conformance.cli.streaming decides) goes out as runs of whole lines, parsed where they are checked; small files
-go out by name, in batches; a large JSON document or array is read here, as before, its items sent out in batches.
+as conformance.cli.streaming decides) goes out as spans of the file, read and parsed where they are checked (stdin as
+runs of whole lines read here); small files go out by name, in batches; a large JSON document or array is read here,
+as before, its items sent out in batches.
 """
 
 from __future__ import annotations
 
 import codecs
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from conformance.cli.checking import FileBatch, Lines, Payloads, Unit
+from conformance.cli.checking import FileBatch, Lines, Payloads, Span, Unit
 from conformance.cli.inputs import EMPTY_FOLDER, NDJSON_SUFFIXES, Payload, ReadProblem, from_stream, json_files
 from conformance.cli.streaming import BUFFER_CHARS
 from profiles import fast_json, strict_json
@@ -22,7 +24,11 @@ from profiles import fast_json, strict_json
 __all__ = ["LINES_BYTES", "units"]
 
 LINES_BYTES = 1 << 20
-"""NDJSON bytes of one unit: about a thousand payloads, enough to make sending it to a worker cheap."""
+"""NDJSON bytes of one unit (a span of a file, or lines of stdin): about a thousand payloads, enough to make sending
+it to a worker cheap."""
+HEAD_BYTES = 1 << 20
+"""The first bytes of stdin or a large .json file, read to tell NDJSON (a whole value on the first line) from one
+document."""
 FILES_PER_BATCH = 64
 PAYLOADS_PER_BATCH = 256
 SMALL_FILE_BYTES = 1 << 20
@@ -33,7 +39,7 @@ def units(paths: Iterable[str], *, skip: Path | None = None) -> Iterator[Unit]:
     """The units of every input, in input order (the order of conformance.cli.inputs.iter_payloads)."""
     for path in paths:
         if path == "-":
-            yield from _stream_units("<stdin>", sys.stdin.buffer)
+            yield from _stream_units("<stdin>", sys.stdin.buffer, by_name=False)
             continue
         target = Path(path)
         if target.is_dir():
@@ -83,20 +89,35 @@ def _large_file(file: Path) -> Iterator[Unit]:
         return
     with handle:
         if file.suffix.lower() in NDJSON_SUFFIXES:
-            yield from _line_units(source, handle, b"")
+            yield from _spans(source, handle)
         else:
-            yield from _stream_units(source, handle)
+            yield from _stream_units(source, handle, by_name=True)
 
 
-def _stream_units(source: str, handle: BinaryIO) -> Iterator[Unit]:
-    """Stdin or a large .json file: NDJSON in runs of lines, anything else read here (arrays item by item)."""
+def _spans(source: str, handle: BinaryIO) -> Iterator[Span]:
+    """The file cut every LINES_BYTES bytes, whatever is there: each span is read where it is checked. The last
+    one goes on to the end of the file, however long it has grown."""
+    size = os.fstat(handle.fileno()).st_size
+    start = 0
+    while start + LINES_BYTES < size:
+        yield Span(source, start, start + LINES_BYTES)
+        start += LINES_BYTES
+    yield Span(source, start, None)
+
+
+def _stream_units(source: str, handle: BinaryIO, *, by_name: bool) -> Iterator[Unit]:
+    """Stdin or a large .json file (`by_name`: a file that a worker can open): NDJSON in spans of the file or in runs
+    of lines read here, anything else read here (arrays item by item)."""
     try:
-        head = handle.read(LINES_BYTES)
+        head = handle.read(HEAD_BYTES)
     except OSError as error:
         yield Payloads((ReadProblem(source, f"cannot be read: {error.strerror}"),))
         return
     if _is_ndjson(head):
-        yield from _line_units(source, handle, head)
+        if by_name:
+            yield from _spans(source, handle)
+        else:
+            yield from _line_units(source, handle, head)
         return
     batch: list[Payload | ReadProblem] = []
     text = _Decoded(handle, head)

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
-from conformance.cli.checking import Checker
+from conformance.cli.checking import Checker, renumbered
 from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, positive_int, suite_version
 from conformance.cli.output import WRITERS
 from conformance.cli.parallel import default_jobs, ordered
@@ -93,7 +93,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     completed = False
     progress = ValidateProgress(sys.stderr, args.paths)
     try:
-        for checked in ordered(checker.check, units(args.paths, skip=output), args.jobs):
+        for checked in renumbered(ordered(checker.check, units(args.paths, skip=output), args.jobs)):
             writer.checked(checked)
             progress.advance(checked)
         progress.close()

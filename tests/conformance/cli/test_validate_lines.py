@@ -37,3 +37,57 @@ def test_a_broken_crlf_line_is_reported_at_the_column_of_its_text_without_the_ca
     expected = [{"source": str(lf), "message": "invalid JSON: Expecting value", "line": 2, "column": 6}]
     assert _report([str(lf)], capsys)["unreadable"] == expected
     assert _report([str(crlf)], capsys)["unreadable"] == [{**expected[0], "source": str(crlf)}]
+
+
+def _lines_file(tmp_path, name: str) -> str:  # type: ignore[no-untyped-def]
+    """NDJSON with what a cut may fall into: a byte-order mark, characters of two and three bytes, CRLF lines, blank
+    lines, a broken line, a line that is not UTF-8, a duplicate member, and a last line without a newline."""
+    invalid = dict(CONTRACTOR, id="bad", note="zażółć gęślą jaźń €")
+    del invalid["id"]
+    lines = [
+        json.dumps(CONTRACTOR, ensure_ascii=False).encode(),
+        json.dumps(dict(CONTRACTOR, note="zażółć gęślą jaźń €"), ensure_ascii=False).encode() + b"\r",
+        json.dumps(invalid, ensure_ascii=False).encode(),
+        b"",
+        b'{"resourceType": "Party", "note": "\xe9"}',
+        b'{"resourceType": ',
+        b"   \r",
+        b'{"resourceType": "Party", "id": "x", "id": "y"}\r',
+        json.dumps(invalid, ensure_ascii=False).encode() + b"\r",
+        json.dumps(invalid, ensure_ascii=False).encode(),
+    ]
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + b"\n".join(lines))
+    return str(path)
+
+
+@pytest.mark.parametrize("suffix", [".ndjson", ".json"])
+@pytest.mark.parametrize("span_bytes", [1, 2, 3, 7, 100, 1 << 20])
+def test_spans_cut_at_any_byte_report_as_the_file_read_whole(suffix, span_bytes, tmp_path, monkeypatch, capsys):
+    """The .ndjson file read whole as a small file is the reference; cut into spans of every size down to one byte,
+    each cut falls once inside a character, at a line's end, between CR and LF, inside the mark and the last line. A
+    large .json file of NDJSON is cut alike. (A small .json file is read by the streaming reader, as text: its line
+    that is not UTF-8 would make all of it unreadable.)"""
+    reference = _report([_lines_file(tmp_path, "reference.ndjson")], capsys)
+    assert reference["summary"] == {
+        "documents": 5, "invalid": 4, "unreadable": 3, "errors": 7, "warnings": 0, "information": 0
+    }  # fmt: skip
+    assert [entry["line"] for entry in reference["results"]] == [2, 3, 9, 10]  # "note" is no member of a Party
+    path = _lines_file(tmp_path, "export" + suffix)
+    expected = json.loads(json.dumps(reference).replace("reference.ndjson", "export" + suffix))
+    monkeypatch.setattr(units, "SMALL_FILE_BYTES", 0)
+    monkeypatch.setattr(units, "LINES_BYTES", span_bytes)
+    assert _report(["--jobs", "1", path], capsys) == expected
+    assert _report(["--jobs", "2", path, path], capsys)["results"] == expected["results"] * 2
+
+
+def test_a_line_longer_than_many_spans_is_read_once_by_the_span_it_begins_in(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "long.ndjson"
+    long = dict(CONTRACTOR, note="x" * 5000)
+    del long["id"]
+    path.write_text("\n".join(json.dumps(document) for document in (CONTRACTOR, long, CONTRACTOR, long)) + "\n")
+    monkeypatch.setattr(units, "SMALL_FILE_BYTES", 0)
+    monkeypatch.setattr(units, "LINES_BYTES", 256)
+    report = _report([str(path)], capsys)
+    assert report["summary"]["documents"] == 4
+    assert [entry["line"] for entry in report["results"]] == [2, 4]
