@@ -8,19 +8,14 @@ read problems, in input order. The same function checks a unit in the command's 
 from __future__ import annotations
 
 import codecs
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress
 from typing import Any
 
-from conformance.cli.inputs import (
-    NDJSON_SUFFIXES,
-    Payload,
-    ReadProblem,
-    iter_payloads,
-    ndjson_payloads,
-)
+from conformance.cli.inputs import NDJSON_SUFFIXES, Payload, ReadProblem, iter_payloads
 from profiles import fast_json, strict_json
 from profiles.issues import Issue
 from profiles.validator import RESOURCE, Validator
@@ -101,23 +96,57 @@ class Checker:
             return self._span(unit)
         if isinstance(unit, Lines):
             return self._lines(unit)
-        checked = Checked(size=unit.size)
         if isinstance(unit, FileBatch):
-            items: Iterator[Payload | ReadProblem] = (item for path in unit.paths for item in _small_file(path))
-        else:
-            items = iter(unit.items)
+            return self._files(unit)
+        checked = Checked(size=unit.size)
+        self._items(iter(unit.items), checked)
+        return checked
+
+    def _files(self, batch: FileBatch) -> Checked:
+        """check() of small files: a file of one document (nearly all) costs its read, parse and check, and no
+        Payload unless it has issues."""
+        checked = Checked(size=batch.size)
+        validate, reported, clean = self._validate, checked.reported, 0
+        for path in batch.paths:
+            data = _file_bytes(path)
+            if data is None:
+                self._items(iter_payloads([path]), checked)  # says why it cannot be read
+                continue
+            data = data.removeprefix(codecs.BOM_UTF8)
+            if path.lower().endswith(NDJSON_SUFFIXES):
+                lines = self._lines(Lines(path, 1, data))
+                clean += lines.clean
+                reported.extend(lines.reported)
+                continue
+            try:
+                value = fast_json.loads(data)
+            except strict_json.StrictJSONError:
+                # not plainly one document or an array (a broken text, several values in a .json file): the
+                # streaming reader reads it again, and explains
+                self._items(iter_payloads([path]), checked)
+                continue
+            if type(value) is list:
+                self._items((Payload(path, item, prefix=f"/{index}") for index, item in enumerate(value)), checked)
+                continue
+            issues = validate(value)
+            if issues:
+                reported.append((_reduced(Payload(path, value)), issues))
+            else:
+                clean += 1
+        checked.clean += clean
+        return checked
+
+    def _items(self, items: Iterator[Payload | ReadProblem], checked: Checked) -> None:
+        validate = self._validate
         for item in items:
             if isinstance(item, ReadProblem):
                 checked.reported.append(item)
                 continue
-            issues = self.validator.validate(
-                item.data, resource_type=self.resource_type, profile=self.profile, context=self.context
-            )
+            issues = validate(item.data)
             if issues:
                 checked.reported.append((_reduced(item), issues))
             else:
                 checked.clean += 1
-        return checked
 
     def _span(self, span: Span) -> Checked:
         try:
@@ -245,27 +274,25 @@ def _read_span(span: Span) -> bytes:
 _LINE_REST_BYTES = 1 << 16
 
 
-def _small_file(path: str) -> Iterator[Payload | ReadProblem]:
-    """A small file read whole: one document, an array or NDJSON. Whatever is not plainly one of these (a broken
-    text, several values in a .json file) is read again by the streaming reader, which explains it."""
+def _file_bytes(path: str) -> bytes | None:
+    """The bytes of a small file, None when it cannot be read (os.open and os.read: half the cost of open().read(),
+    which asks the file's size and wraps a buffer around it)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read().removeprefix(codecs.BOM_UTF8)
+        descriptor = os.open(path, os.O_RDONLY)
     except OSError:
-        yield from iter_payloads([path])  # says why it cannot be read
-        return
-    if path.lower().endswith(NDJSON_SUFFIXES):
-        yield from ndjson_payloads(path, data.split(b"\n"))
-        return
+        return None
     try:
-        value = fast_json.loads(data)
-    except strict_json.StrictJSONError:
-        yield from iter_payloads([path])
-        return
-    if isinstance(value, list):
-        yield from (Payload(path, item, prefix=f"/{index}") for index, item in enumerate(value))
-    else:
-        yield Payload(path, value)
+        parts = []
+        while part := os.read(descriptor, _READ_BYTES):
+            parts.append(part)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return b"".join(parts)
+
+
+_READ_BYTES = 1 << 16
 
 
 def _reduced(payload: Payload) -> Payload:

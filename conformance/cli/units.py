@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from conformance.cli.checking import FileBatch, Lines, Payloads, Span, Unit
-from conformance.cli.inputs import EMPTY_FOLDER, NDJSON_SUFFIXES, Payload, ReadProblem, from_stream, json_files
+from conformance.cli.inputs import EMPTY_FOLDER, NDJSON_SUFFIXES, Payload, ReadProblem, from_stream, json_file_names
 from conformance.cli.streaming import BUFFER_CHARS
 from profiles import fast_json, strict_json
 
@@ -43,23 +43,23 @@ def units(paths: Iterable[str], *, skip: Path | None = None) -> Iterator[Unit]:
             continue
         target = Path(path)
         if target.is_dir():
-            files = json_files(target, skip)
+            files = json_file_names(target, skip)
             if not files:
                 yield Payloads((ReadProblem(path, EMPTY_FOLDER),))
             yield from _file_units(files)
         elif target.is_file():
-            yield from _file_units([target])
+            yield from _file_units([str(target)])
         else:
             yield Payloads((ReadProblem(path, "no such file or folder"),))
 
 
-def _file_units(files: list[Path]) -> Iterator[Unit]:
+def _file_units(files: list[str]) -> Iterator[Unit]:
     batch: list[str] = []
     size = 0
     for file in files:
         file_size = _size(file)
         if file_size <= SMALL_FILE_BYTES:
-            batch.append(str(file))
+            batch.append(file)
             size += file_size
             if len(batch) == FILES_PER_BATCH:
                 yield FileBatch(tuple(batch), size)
@@ -73,22 +73,22 @@ def _file_units(files: list[Path]) -> Iterator[Unit]:
         yield FileBatch(tuple(batch), size)
 
 
-def _size(file: Path) -> int:
+def _size(file: str) -> int:
     try:
-        return file.stat().st_size
+        return os.stat(file).st_size
     except OSError:
         return 0  # read with the small files, whose reader says why it cannot be read
 
 
-def _large_file(file: Path) -> Iterator[Unit]:
-    source = str(file)
+def _large_file(source: str) -> Iterator[Unit]:
+    file = Path(source)
     try:
         handle = file.open("rb")
     except OSError as error:
         yield Payloads((ReadProblem(source, f"cannot be read: {error.strerror}"),))
         return
     with handle:
-        if file.suffix.lower() in NDJSON_SUFFIXES:
+        if os.path.splitext(source)[1].lower() in NDJSON_SUFFIXES:
             yield from _spans(source, handle)
         else:
             yield from _stream_units(source, handle, by_name=True)
