@@ -36,6 +36,19 @@ class _PlannedRule:
     """The rule as a schema (clean_gate.rule_gate): a document it passes gets nothing from `function`."""
 
 
+class _Gate:
+    """A compiled clean gate and the check it leaves to Python."""
+
+    __slots__ = ("_identifiers", "_validator")
+
+    def __init__(self, validator: Any, gate: CleanGate) -> None:
+        self._validator = validator
+        self._identifiers = gate.identifiers
+
+    def passes(self, document: dict[str, Any]) -> bool:
+        return _passes(self._validator, document) and (self._identifiers is None or self._identifiers(document))
+
+
 class _Precheck:
     """A rule's schema, compiled when first asked: most rules never see a document the gate refused."""
 
@@ -114,7 +127,7 @@ class Validator:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
         self._plans: dict[tuple[str, str], _Plan] = {}
         self._fast_paths: dict[tuple[str, str], _FastPath] = {}
-        self._gates: dict[tuple[str, str], Any] = {}
+        self._gates: dict[tuple[str, str], _Gate | None] = {}
 
     @classmethod
     def for_config(cls, config: Path | str | None, *, strict: bool = False) -> Validator:
@@ -143,7 +156,7 @@ class Validator:
             known = type(found) is str and (resource_type is None or found == resource_type)
             gate = self._gates.get((found, context)) if known else None
             if gate is not None:
-                if _passes(gate, document):
+                if gate.passes(document):
                     return []
                 return list(self._issues(document, resource_type, profile, context, gate_tried=True))
         return list(self._issues(document, resource_type, profile, context))
@@ -188,7 +201,7 @@ class Validator:
         if self._gated and profile is None and not gate_tried:
             gate = self._gate(rules, context)
             if gate is not None:
-                if _passes(gate, document):
+                if gate.passes(document):
                     return  # the clean gate: nothing to report (profiles/clean_gate.py)
                 refused = True
         # a document the gate refused breaks some rule: the fast path would most often fail too, and the rules'
@@ -267,12 +280,12 @@ class Validator:
             fast = self._fast_paths[key] = _FastPath(self.schemas.compile(combined), self._plan(residual, context))
         return fast
 
-    def _gate(self, rules: ResourceRules, context: str) -> Any:
+    def _gate(self, rules: ResourceRules, context: str) -> _Gate | None:
         key = (rules.resource_type, context)
         if key not in self._gates:
             structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"] if rules.schema else ""
             gate = clean_gate(self.contract, rules, context, structure)
-            self._gates[key] = None if gate is None else self.schemas.compile(gate.schema, gate.formats)
+            self._gates[key] = None if gate is None else _Gate(self.schemas.compile(gate.schema, gate.formats), gate)
         return self._gates[key]
 
     def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:
