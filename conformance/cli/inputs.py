@@ -59,23 +59,39 @@ def json_files(folder: Path, skip: Path | None = None) -> list[Path]:
 
 def json_file_names(folder: Path, skip: Path | None = None) -> list[str]:
     """json_files as the names of the files. os.scandir, not Path.rglob: the type of an entry comes with the listing,
-    so a folder of a hundred thousand files costs no stat of each (and no Path of each: 20,000 cost 60 ms)."""
-    found: list[tuple[list[str], str]] = []
-    pending = [str(folder)]
+    so a folder of a hundred thousand files costs no stat of each (and no Path of each: 20,000 cost 60 ms). Each
+    folder's entries sorted by name and folders entered where they sort: the order of the paths' parts, without
+    sorting every path."""
+    found: list[str] = []
+    pending: list[Iterator[os.DirEntry[str]]] = [_sorted_entries(str(folder))]
     while pending:
-        try:
-            entries = list(os.scandir(pending.pop()))
-        except OSError:
-            continue  # an unreadable folder holds nothing we can read (as rglob found nothing there)
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
-            elif os.path.splitext(entry.name)[1].lower() in JSON_SUFFIXES and entry.is_file():
-                if skip is not None and _is_skipped(entry, skip):
-                    continue
-                found.append((entry.path.split(os.sep), entry.path))
-    found.sort()
-    return [name for _, name in found]
+        entry = next(pending[-1], None)
+        if entry is None:
+            pending.pop()
+        elif entry.is_dir(follow_symlinks=False):
+            pending.append(_sorted_entries(entry.path))
+        elif _has_json_suffix(entry.name) and entry.is_file() and (skip is None or not _is_skipped(entry, skip)):
+            found.append(entry.path)
+    return found
+
+
+def _sorted_entries(folder: str) -> Iterator[os.DirEntry[str]]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return iter(())  # an unreadable folder holds nothing we can read (as rglob found nothing there)
+    entries.sort(key=_name)
+    return iter(entries)
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _has_json_suffix(name: str) -> bool:
+    """os.path.splitext(name)[1].lower() in JSON_SUFFIXES, without splitext: a suffix after a non-dot character."""
+    dot = name.rfind(".")
+    return name[dot:].lower() in JSON_SUFFIXES and len(name) - len(name.lstrip(".")) < dot
 
 
 def _is_skipped(entry: os.DirEntry[str], skip: Path) -> bool:
