@@ -56,13 +56,14 @@ def auth_middleware(verifier: TokenVerifier, policy: AuthPolicy | None = None) -
     @web.middleware
     async def authenticate(request: web.Request, handler: Handler) -> web.StreamResponse:
         demanded = policy.demands_token(request.method, request.path)
-        if len(request.headers.getall(hdrs.AUTHORIZATION, [])) > 1:  # which one counts would be a guess
-            return problem(400, "the request has more than one Authorization header")
-        authorization = request.headers.get(hdrs.AUTHORIZATION)
-        if authorization is None:
+        given = request.headers.getall(hdrs.AUTHORIZATION, ())
+        if not given:
             if demanded:
                 return problem(401, "the request has no Authorization header", headers=_challenge())
             return await handler(request)
+        if len(given) > 1:  # which one counts would be a guess
+            return problem(400, "the request has more than one Authorization header")
+        authorization = given[0]
         scheme, _, credentials = authorization.strip().partition(" ")
         if scheme.lower() != "bearer" or not credentials.strip():
             if demanded:
