@@ -63,10 +63,7 @@ class RegistryIdentifiers:
         }
 
     def __call__(self, document: dict[str, Any]) -> bool:
-        for tokens in self._paths:
-            if not self._hold_under(document, tokens, 0):
-                return False
-        return True
+        return all(self._hold_under(document, tokens, 0) for tokens in self._paths)
 
     def _hold_under(self, node: Any, tokens: tuple[str, ...], depth: int) -> bool:
         """Whether the identifiers at `tokens[depth:]` under `node` hold; arrays expanded one level at each step, as
