@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from yarl import URL
+
 from profiles.limits import LIMITS
 from reference_impl.answer_cache import AnswerCache
 from reference_impl.envelope import envelope_of
@@ -45,15 +47,16 @@ class IdentifierReads:
         self._types = types
         self.cache = cache
 
-    def answer(self, path: str, raw_query: str, query: Mapping[str, str]) -> bytes | None:
-        """The envelope's bytes. `raw_query` as sent, not decoded: "a%26count=5" and "a&count=5" differ."""
+    def answer(self, url: URL) -> bytes | None:
+        """The envelope's bytes for the request's `url` (path and query). A kept answer is found by the query as
+        sent, without parsing it; not as decoded: "a%26count=5" and "a&count=5" differ."""
         if self.cache is None:
-            bodies = self.bodies(path, query)
+            bodies = self.bodies(url.path, url.query)
             return None if bodies is None else envelope_of(bodies)
-        key = f"{path}?{raw_query}"
+        key = f"{url.path}?{url.raw_query_string}"
         found = self.cache.get(key, self._store.writes)
         if found is None:
-            bodies = self.bodies(path, query)
+            bodies = self.bodies(url.path, url.query)
             if bodies is None:
                 return None
             found = envelope_of(bodies)

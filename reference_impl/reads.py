@@ -87,7 +87,7 @@ def paging(request: web.Request) -> tuple[int, int]:
 async def list_resources(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     if service.identifier_reads is not None:
-        answer = service.identifier_reads.answer(request.path, request.rel_url.raw_query_string, request.query)
+        answer = service.identifier_reads.answer(request.rel_url)
         if answer is not None:
             return json_answer(answer)
     resource_type = READ_PATHS[request.path]

@@ -21,6 +21,7 @@ from serve_fixtures import (
     seed_of,
     seeded_settings,
 )
+from yarl import URL
 
 from reference_impl.answer_cache import ENTRY_OVERHEAD, AnswerCache
 from reference_impl.app import create_app
@@ -200,7 +201,7 @@ def test_a_read_inside_a_rolled_back_write_is_not_kept() -> None:
     tokens = [("identifier", "urn:s", "1")]
 
     def answer() -> bytes | None:
-        return reads.answer("/v1/parties", "identifier=urn:s%7C1", {"identifier": "urn:s|1"})
+        return reads.answer(URL("/v1/parties?identifier=urn:s%7C1"))
 
     with store.transaction():
         store.put(_party("before"), tokens, "2026-01-01T00:00:00.000000Z")
