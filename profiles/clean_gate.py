@@ -12,7 +12,8 @@ recognised profiles), the gate demands more than the rule, never less. A documen
 the validator's usual path, which is the authority; tests/profiles/test_fast_path.py holds that both report the same
 issues.
 
-A type with a rule the gate cannot state (the report order's key and dates) has no gate."""
+A type with a rule no schema can state (the report order's key and dates) has the rule's function run after the pass
+(CleanGate.functions), unless the type has profiles: a function may judge by them."""
 
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ class CleanGate:
     identifiers: RegistryIdentifiers | None = None
     """The check digits checked after the schema passed, instead of as formats: the gate passes a document only
     when this holds too."""
+    functions: tuple[Mapping[str, Any], ...] = ()
+    """The rule rows only their functions can check (the report order's key and dates), in a type without
+    profiles: the gate passes a document only when their functions find nothing either."""
 
 
 class RegistryIdentifiers:
@@ -115,6 +119,7 @@ def clean_gate(
     parts: list[Schema] = [{"$ref": structure}, *_recognition(contract, rules, candidates, recognised)]
     formats: dict[str, Callable[[str], bool]] = {}
     identifier_paths: list[tuple[str, ...]] = []
+    functions: list[Mapping[str, Any]] = []
     for spec in _checking(rules.rules, context):
         if spec["rule"] == "profile-namespace":
             parts.append(_profile_namespaces(contract, spec, recognised, profile_required))
@@ -126,7 +131,10 @@ def clean_gate(
             continue
         schema = _rule(contract, spec)
         if schema is None:
-            return None
+            if candidates:
+                return None  # a function may judge by the recognised profiles, which the gate does not hand on
+            functions.append(spec)
+            continue
         parts.append(schema)
     for profile in candidates:
         profile_parts = []
@@ -141,7 +149,7 @@ def clean_gate(
         parts.append({"anyOf": list(recognised.values())} if candidates else False)
     schema = {"$schema": _DIALECT, "allOf": parts}
     identifiers = RegistryIdentifiers(contract, identifier_paths) if identifier_paths else None
-    return CleanGate(merged(schema) if merge else schema, formats, identifiers)
+    return CleanGate(merged(schema) if merge else schema, formats, identifiers, tuple(functions))
 
 
 def rule_gate(contract: Contract, spec: Mapping[str, Any], context: str) -> CleanGate | None:

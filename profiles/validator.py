@@ -37,16 +37,35 @@ class _PlannedRule:
 
 
 class _Gate:
-    """A compiled clean gate and the check it leaves to Python."""
+    """A compiled clean gate and the checks it leaves to Python."""
 
-    __slots__ = ("_identifiers", "_validator")
+    __slots__ = ("_context", "_contract", "_functions", "_identifiers", "_validator")
 
-    def __init__(self, validator: Any, gate: CleanGate) -> None:
+    def __init__(self, validator: Any, gate: CleanGate, functions: _Plan, contract: Contract, context: str) -> None:
         self._validator = validator
         self._identifiers = gate.identifiers
+        self._functions = functions
+        self._contract = contract
+        self._context = context
 
     def passes(self, document: dict[str, Any]) -> bool:
-        return _passes(self._validator, document) and (self._identifiers is None or self._identifiers(document))
+        if not _passes(self._validator, document):
+            return False
+        if self._identifiers is not None and not self._identifiers(document):
+            return False
+        return not self._functions or self._functions_find_nothing(document)
+
+    def _functions_find_nothing(self, document: dict[str, Any]) -> bool:
+        ctx = _RuleContext(self._contract, self._context, (), document)  # a gate with functions has no profiles
+        try:
+            for tokens, rules in self._functions:
+                for value, _ in values_at(document, tokens):
+                    for rule in rules:
+                        if next(iter(rule.function(ctx, value, rule.spec)), None) is not None:
+                            return False
+        except Exception:  # a rule that fails is reported by the explanation path
+            return False
+        return True
 
 
 class _Precheck:
@@ -285,7 +304,17 @@ class Validator:
         if key not in self._gates:
             structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"] if rules.schema else ""
             gate = clean_gate(self.contract, rules, context, structure)
-            self._gates[key] = None if gate is None else _Gate(self.schemas.compile(gate.schema, gate.formats), gate)
+            self._gates[key] = (
+                None
+                if gate is None
+                else _Gate(
+                    self.schemas.compile(gate.schema, gate.formats),
+                    gate,
+                    self._plan(gate.functions, context),
+                    self.contract,
+                    context,
+                )
+            )
         return self._gates[key]
 
     def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:
