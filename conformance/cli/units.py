@@ -29,7 +29,10 @@ it to a worker cheap."""
 HEAD_BYTES = 1 << 20
 """The first bytes of stdin or a large .json file, read to tell NDJSON (a whole value on the first line) from one
 document."""
-FILES_PER_BATCH = 64
+FILES_PER_BATCH = 256
+"""Small files a unit: 64 spent a fifth of the command's CPU under --jobs 2 on sending units and taking results."""
+BATCH_BYTES = 1 << 20
+"""A batch of files ends at this many bytes too, as a unit of lines does."""
 PAYLOADS_PER_BATCH = 256
 SMALL_FILE_BYTES = 1 << 20
 _BOM = codecs.BOM_UTF8
@@ -61,7 +64,7 @@ def _file_units(files: list[str]) -> Iterator[Unit]:
         if file_size <= SMALL_FILE_BYTES:
             batch.append(file)
             size += file_size
-            if len(batch) == FILES_PER_BATCH:
+            if len(batch) == FILES_PER_BATCH or size >= BATCH_BYTES:
                 yield FileBatch(tuple(batch), size)
                 batch, size = [], 0
             continue

@@ -155,3 +155,12 @@ def test_a_large_array_on_stdin_is_read_across_reads_cut_inside_a_character(tmp_
     validator = Validator()
     expected = [f"/{n}" for n, document in enumerate(documents) if validator.validate(document)]
     assert [entry["pointer"] for entry in report["results"]] == expected
+
+
+def test_a_batch_of_files_ends_at_its_byte_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(units, "BATCH_BYTES", 100)
+    for number in range(5):
+        (tmp_path / f"{number}.json").write_text(json.dumps({"n": "x" * 60}))  # 69 bytes each
+    batches = list(units.units([str(tmp_path)]))
+    assert [len(batch.paths) for batch in batches] == [2, 2, 1]
+    assert [Path(name).name for batch in batches for name in batch.paths] == [f"{n}.json" for n in range(5)]
