@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any
 
 from profiles.contract import RESOURCE, Contract, Profile, ResourceRules
-from profiles.identifier_formats import FORMATS, conforms
+from profiles.identifier_formats import cached_check, conforms
 from profiles.installation import INSTALLATION_OID_ARC
 from profiles.paths import split_path, values_at
 from profiles.rule_schemas import Schema, at_path, compile_rule
@@ -40,7 +40,7 @@ class CleanGate:
     schema: Schema
     """Compile it with the schema store (it refers to the structure by $id), with `formats` and format checks on."""
     formats: Mapping[str, Callable[[str], bool]]
-    """The check digits of the registry namespaces, as custom formats ("eris-nip"...) the schema names."""
+    """Custom formats the schema names ("eris-nip"...): only rule_gate's form of identifier-format has them."""
     identifiers: RegistryIdentifiers | None = None
     """The check digits checked after the schema passed, instead of as formats: the gate passes a document only
     when this holds too."""
@@ -66,7 +66,7 @@ class RegistryIdentifiers:
         )
         self._longer_paths = tuple(tokens for tokens in unique if not 0 < len(tokens) <= 2)
         self._by_system = {
-            namespace.system: _cached(FORMATS[namespace.format][0])
+            namespace.system: cached_check(namespace.format)
             for namespace in contract.namespaces.values()
             if namespace.format is not None
         }
@@ -100,21 +100,6 @@ class RegistryIdentifiers:
         return type(value) is not str or check(value)
 
 
-def _cached(check: Callable[[str], bool], limit: int = 1 << 16) -> Callable[[str], bool]:
-    """`check` remembering its answers (payloads repeat the owner's NIP); forgets them all past `limit`."""
-    answers: dict[str, bool] = {}
-
-    def cached(value: str) -> bool:
-        answer = answers.get(value)
-        if answer is None:
-            if len(answers) >= limit:
-                answers.clear()
-            answer = answers[value] = check(value)
-        return answer
-
-    return cached
-
-
 def clean_gate(
     contract: Contract, rules: ResourceRules, context: str, structure: str, *, merge: bool = True
 ) -> CleanGate | None:
@@ -126,7 +111,6 @@ def clean_gate(
     recognised = {profile: _recognised(profile) for profile in candidates}
     profile_required = RESOURCE in rules.profile_required_in
     parts: list[Schema] = [{"$ref": structure}, *_recognition(contract, rules, candidates, recognised)]
-    formats: dict[str, Callable[[str], bool]] = {}
     identifier_paths: list[tuple[str, ...]] = []
     functions: list[Mapping[str, Any]] = []
     for spec in _checking(rules.rules, context):
@@ -158,7 +142,7 @@ def clean_gate(
         parts.append({"anyOf": list(recognised.values())} if candidates else False)
     schema = {"$schema": _DIALECT, "allOf": parts}
     identifiers = RegistryIdentifiers(contract, identifier_paths) if identifier_paths else None
-    return CleanGate(merged(schema) if merge else schema, formats, identifiers, tuple(functions))
+    return CleanGate(merged(schema) if merge else schema, {}, identifiers, tuple(functions))
 
 
 def rule_gate(contract: Contract, spec: Mapping[str, Any], context: str) -> CleanGate | None:
@@ -171,11 +155,11 @@ def rule_gate(contract: Contract, spec: Mapping[str, Any], context: str) -> Clea
         return CleanGate({"$schema": _DIALECT, **compiled}, {})
     if context != RESOURCE or spec["rule"] == "profile-namespace":
         return None
-    formats: dict[str, Callable[[str], bool]] = {}
     if spec["rule"] == "identifier-format":
+        formats: dict[str, Callable[[str], bool]] = {}
         return CleanGate({"$schema": _DIALECT, **_identifier_formats(contract, spec, formats)}, formats)
     schema = _rule(contract, spec)
-    return None if schema is None else CleanGate({"$schema": _DIALECT, **schema}, formats)
+    return None if schema is None else CleanGate({"$schema": _DIALECT, **schema}, {})
 
 
 def _checking(specs: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
