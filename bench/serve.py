@@ -473,21 +473,22 @@ class SizeResult:
     def share_of_trivial_per_cpu(self) -> float:
         """The same per second of the server's CPU: steadier where other work takes the cores now and then, and
         lower where the trivial server is not kept busy (by a load generator that shares its core)."""
-        trivial, identifier = self.trivial, self.identifier
-        if not (trivial.rate and trivial.server_cpu and identifier.server_cpu):
-            return float("nan")
-        return (identifier.rate / identifier.server_cpu) / (trivial.rate / trivial.server_cpu)
+        return _share_per_cpu(self.identifier, self.trivial)
 
     @property
     def uncached_share_of_trivial_per_cpu(self) -> float:
-        trivial, uncached = self.trivial, self.uncached
-        if not (trivial.rate and trivial.server_cpu and uncached.server_cpu):
-            return float("nan")
-        return (uncached.rate / uncached.server_cpu) / (trivial.rate / trivial.server_cpu)
+        return _share_per_cpu(self.uncached, self.trivial)
 
     @property
     def share_of_trivial_by_wrk(self) -> float:
         return self.wrk_identifier / self.wrk_trivial if self.wrk_trivial else float("nan")
+
+
+def _share_per_cpu(measured: Run, trivial: Run) -> float:
+    """`measured` as a share of the trivial GET, each per second of its server's CPU."""
+    if not (trivial.rate and trivial.server_cpu and measured.server_cpu):
+        return float("nan")
+    return (measured.rate / measured.server_cpu) / (trivial.rate / trivial.server_cpu)
 
 
 def _start_server(

@@ -16,11 +16,10 @@ from yarl import URL
 from profiles.limits import LIMITS
 from reference_impl.answer_cache import AnswerCache
 from reference_impl.envelope import envelope_of
-from reference_impl.search import FILTERS, MAX_COUNT, MAX_OFFSET, READ_PATHS, Operation
+from reference_impl.search import FILTERS, MAX_COUNT, MAX_OFFSET, READ_PATHS, Operation, page_number
 from reference_impl.store import Store
 
 _IDENTIFIER = "identifier"
-_LONGEST_NUMBER = len(str(max(MAX_COUNT, MAX_OFFSET)))
 
 
 def identifier_read_types(operations: Mapping[tuple[str, str], Operation]) -> dict[str, str]:
@@ -79,20 +78,13 @@ class IdentifierReads:
                 return None
         if identifier is None:
             return None
-        page = _number(count, LIMITS.count_default, MAX_COUNT), _number(offset, LIMITS.offset_default, MAX_OFFSET)
-        if page[0] is None or page[1] is None:
-            return None
+        try:
+            page_count = page_number(count, LIMITS.count_default, MAX_COUNT)
+            page_offset = page_number(offset, LIMITS.offset_default, MAX_OFFSET)
+        except ValueError:
+            return None  # the general path answers the 400
         system, bar, value = identifier.partition("|")
         if not bar:  # no system: the value in any system, as reference_impl.search reads it
             system, value = None, identifier
-        return self._store.bodies_with_token(resource_type, _IDENTIFIER, system, value, count=page[0], offset=page[1])
-
-
-def _number(raw: str | None, default: int, limit: int) -> int | None:
-    """A paging value as reads.paging reads it; None where reads.paging refuses it."""
-    if raw is None:
-        return default
-    if not raw.isascii() or not raw.isdigit() or len(raw) > _LONGEST_NUMBER:
-        return None
-    value = int(raw)
-    return value if value <= limit else None
+        store = self._store
+        return store.bodies_with_token(resource_type, _IDENTIFIER, system, value, count=page_count, offset=page_offset)

@@ -9,7 +9,7 @@ from aiohttp import web
 from profiles.limits import LIMITS
 from reference_impl.envelope import envelope_of, json_answer
 from reference_impl.problems import problem
-from reference_impl.search import MAX_COUNT, MAX_OFFSET, READ_PATHS, FilterError
+from reference_impl.search import MAX_COUNT, MAX_OFFSET, READ_PATHS, FilterError, page_number
 from reference_impl.state import SERVICE, Service
 from reference_impl.store import served_json
 
@@ -69,17 +69,10 @@ def missing_required(request: web.Request, service: Service) -> web.Response | N
 
 def paging(request: web.Request) -> tuple[int, int]:
     def number(name: str, default: int, limit: int) -> int:
-        raw = request.query.get(name)
-        if raw is None:
-            return default
-        if not raw.isascii() or not raw.isdigit():
-            raise FilterError(name, f"{raw[:40]!r} is not a whole number >= 0")
-        if len(raw.lstrip("0")) > len(str(limit)):  # before int(): thousands of digits cost, then fail
-            raise FilterError(name, f"a number of {len(raw)} digits is more than the maximum {limit}")
-        value = int(raw)
-        if value > limit:
-            raise FilterError(name, f"{value} is more than the maximum {limit}")
-        return value
+        try:
+            return page_number(request.query.get(name), default, limit)
+        except ValueError as error:
+            raise FilterError(name, str(error)) from None
 
     return number("count", LIMITS.count_default, MAX_COUNT), number("offset", LIMITS.offset_default, MAX_OFFSET)
 

@@ -65,6 +65,21 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _INDEXED_KINDS = {"identifier", "owner", "attribute", "coded", "reference", "participant", "string", "date-from"}
 
 
+def page_number(raw: str | None, default: int, limit: int) -> int:
+    """A paging value (count, offset) as every read takes it: `default` when absent; ValueError saying what is
+    wrong when it is no whole number from 0 to `limit`."""
+    if raw is None:
+        return default
+    if not raw.isascii() or not raw.isdigit():
+        raise ValueError(f"{raw[:40]!r} is not a whole number >= 0")
+    if len(raw.lstrip("0")) > len(str(limit)):  # before int(): thousands of digits cost, then fail
+        raise ValueError(f"a number of {len(raw)} digits is more than the maximum {limit}")
+    value = int(raw)
+    if value > limit:
+        raise ValueError(f"{value} is more than the maximum {limit}")
+    return value
+
+
 class FilterError(ValueError):
     """A filter value that cannot be used; the message names the parameter."""
 
