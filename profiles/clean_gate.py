@@ -24,6 +24,11 @@ from typing import Any
 
 from profiles.contract import RESOURCE, Contract, Profile, ResourceRules
 from profiles.identifier_formats import cached_check, conforms
+
+try:  # the compiled walk (setup.py): optional, the same answers as the Python one
+    from profiles import _registry_identifiers as _compiled
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled = None
 from profiles.installation import INSTALLATION_OID_ARC
 from profiles.paths import split_path, values_at
 from profiles.rule_schemas import Schema, at_path, compile_rule
@@ -56,9 +61,10 @@ class RegistryIdentifiers:
     for each number not checked before. It tests what the formats of rule_gate test: an identifier that is an
     object whose `system` names such a namespace and whose `value` is a string."""
 
-    __slots__ = ("_by_system", "_longer_paths", "_paths")
+    __slots__ = ("_by_system", "_compiled_by_system", "_longer_paths", "_paths", "holds")
 
-    def __init__(self, contract: Contract, paths: list[tuple[str, ...]]) -> None:
+    def __init__(self, contract: Contract, paths: list[tuple[str, ...]], *, compiled: bool = True) -> None:
+        """`compiled`: use profiles._registry_identifiers where it was built (the Python walk otherwise)."""
         unique = tuple(dict.fromkeys(paths))
         # the contract's paths (identifier, owner.identifier) are walked inline: a call a step cost a third more
         self._paths = tuple(
@@ -70,8 +76,26 @@ class RegistryIdentifiers:
             for namespace in contract.namespaces.values()
             if namespace.format is not None
         }
+        self.holds: Callable[[dict[str, Any]], bool] = self._walk
+        if compiled and _compiled is not None:
+            # the registries' arithmetic in C by number, any other format (the EU VAT pattern) by its Python check
+            numbered = {"nip": _compiled.NIP, "regon": _compiled.REGON, "pesel": _compiled.PESEL}
+            self._compiled_by_system = {
+                namespace.system: numbered.get(namespace.format, self._by_system[namespace.system])
+                for namespace in contract.namespaces.values()
+                if namespace.format is not None
+            }
+            self.holds = self._compiled_walk
 
     def __call__(self, document: dict[str, Any]) -> bool:
+        return self.holds(document)
+
+    def _compiled_walk(self, document: dict[str, Any]) -> bool:
+        if not _compiled.registry_identifiers_hold(document, self._paths, self._compiled_by_system):
+            return False
+        return all(self._holds(value) for tokens in self._longer_paths for value, _ in values_at(document, tokens))
+
+    def _walk(self, document: dict[str, Any]) -> bool:
         """Arrays expanded one level at each step, as profiles.paths.values_at walks them."""
         for first, second in self._paths:
             child = document.get(first)

@@ -43,7 +43,7 @@ class _Gate:
 
     def __init__(self, validator: Any, gate: CleanGate, functions: _Plan, contract: Contract, context: str) -> None:
         self._validator = validator
-        self._identifiers = gate.identifiers
+        self._identifiers = None if gate.identifiers is None else gate.identifiers.holds
         self._functions = functions
         self._contract = contract
         self._context = context
