@@ -147,18 +147,18 @@ static int node_holds(PyObject *node, PyObject *second, PyObject *by_system) {
 }
 
 PyDoc_STRVAR(registry_identifiers_hold_doc,
-             "registry_identifiers_hold(document, paths, by_system, /)\n--\n\n"
+             "registry_identifiers_hold(paths, by_system, document, /)\n--\n\n"
              "Whether the identifier of each path of `paths` ((first, second or None) pairs) that is an object whose "
              "system names a format in `by_system` (system -> 1 NIP, 2 REGON, 3 PESEL, or a callable) has a value "
              "passing it; arrays expanded one level at each step.");
 
 static PyObject *registry_identifiers_hold(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 3 || !PyDict_Check(args[0]) || !PyTuple_Check(args[1]) || !PyDict_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "registry_identifiers_hold(dict, tuple, dict)");
+    if (nargs != 3 || !PyTuple_Check(args[0]) || !PyDict_Check(args[1]) || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "registry_identifiers_hold(tuple, dict, dict)");
         return NULL;
     }
-    PyObject *document = args[0], *paths = args[1], *by_system = args[2];
+    PyObject *paths = args[0], *by_system = args[1], *document = args[2]; /* the document last: a partial binds the rest */
     for (Py_ssize_t p = 0; p < PyTuple_GET_SIZE(paths); p++) {
         PyObject *path = PyTuple_GET_ITEM(paths, p);
         if (!PyTuple_Check(path) || PyTuple_GET_SIZE(path) != 2) {

@@ -61,7 +61,7 @@ class RegistryIdentifiers:
     for each number not checked before. It tests what the formats of rule_gate test: an identifier that is an
     object whose `system` names such a namespace and whose `value` is a string."""
 
-    __slots__ = ("_by_system", "_compiled_by_system", "_longer_paths", "_paths", "holds")
+    __slots__ = ("_by_system", "_compiled_by_system", "_compiled_walk", "_longer_paths", "_paths", "holds")
 
     def __init__(self, contract: Contract, paths: list[tuple[str, ...]], *, compiled: bool = True) -> None:
         """`compiled`: use profiles._registry_identifiers where it was built (the Python walk otherwise)."""
@@ -85,13 +85,15 @@ class RegistryIdentifiers:
                 for namespace in contract.namespaces.values()
                 if namespace.format is not None
             }
-            self.holds = self._compiled_walk
+            self._compiled_walk = partial(_compiled.registry_identifiers_hold, self._paths, self._compiled_by_system)
+            # the contract's paths are all short: then the compiled walk is called directly, a Python call less
+            self.holds = self._compiled_walk if not self._longer_paths else self._compiled_and_longer_walk
 
     def __call__(self, document: dict[str, Any]) -> bool:
         return self.holds(document)
 
-    def _compiled_walk(self, document: dict[str, Any]) -> bool:
-        if not _compiled.registry_identifiers_hold(document, self._paths, self._compiled_by_system):
+    def _compiled_and_longer_walk(self, document: dict[str, Any]) -> bool:
+        if not self._compiled_walk(document):
             return False
         return all(self._holds(value) for tokens in self._longer_paths for value, _ in values_at(document, tokens))
 

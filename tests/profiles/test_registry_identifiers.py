@@ -89,7 +89,7 @@ documents = st.fixed_dictionaries(
 @given(document=documents, paths=st.sampled_from([PATHS, PATHS[:1], PATHS[1:], [("owner", "identifier", "x")]]))
 def test_compiled_walk_answers_as_the_python_walk(document, paths):
     walks = [RegistryIdentifiers(CONTRACT, paths, compiled=flag) for flag in (True, False)]
-    assert walks[0].holds != walks[0]._walk  # the compiled walk is the one asked
+    assert walks[0].holds not in (walks[0]._walk, walks[1].holds)  # the compiled walk is the one asked
     assert walks[0](document) is walks[1](document)
 
 
