@@ -171,7 +171,8 @@ class Validator:
     ) -> list[Issue]:
         if self._gated and profile is None and type(document) is dict:
             # the common case of millions of payloads, without a generator: a gate that was built and passes
-            found = document.get("resourceType")
+            # a payload without resourceType (a report order) is of the type the caller names
+            found = document.get("resourceType", resource_type)
             known = type(found) is str and (resource_type is None or found == resource_type)
             gate = self._gates.get((found, context)) if known else None
             if gate is not None:
