@@ -63,13 +63,22 @@ def loads_lines(lines: list[bytes], text: bytes | None = None) -> tuple[list[Any
     A few dozen lines at a time: their values stay in the processor's cache until they are checked and dropped
     (a thousand lines' values, ten megabytes of objects, took half as long again to make)."""
     whole = b"\n".join(lines) if text is None else text
-    doubtful = _doubtful_lines(whole, lines)
+    doubtful = _escaped_or_deep_lines(whole, lines)
     values = None if doubtful else _orjson_all(lines)
     later: list[int] = []
     if values is None:  # a line for strict_json, or one orjson refuses (a blank one): each on its own
         values = [_REFUSED if index in doubtful else _orjson_or_refused(line) for index, line in enumerate(lines)]
         later = [index for index, value in enumerate(values) if value is _REFUSED]
-    later += _members_dropped(whole, lines, values, later)
+    written = None if later else _written_back(values)
+    if written is None or written != b"[" + whole.replace(b"\n", b",") + b"]":
+        # not the text orjson writes for these values: look for long numbers and dropped members in the text
+        long_numbers = _long_number_lines(whole, lines).difference(later)
+        if long_numbers:
+            for index in long_numbers:
+                values[index] = _REFUSED
+            later += long_numbers
+            written = None
+        later += _members_dropped(whole, lines, values, later, written)
     refused = []
     for index in sorted(later):  # strict_json decides, and explains
         try:
@@ -101,17 +110,51 @@ def _orjson_or_refused(line: bytes) -> Any:
         return _REFUSED
 
 
-def _doubtful_lines(whole: bytes, lines: list[bytes]) -> set[int]:
-    """The lines `loads` gives to strict_json before trying orjson (escapes, more than MAX_DEPTH opening brackets, a
-    run of 16 digits outside a string): each test passes over the whole text once, and over a line only when the
-    text holds what it looks for."""
+def _written_back(values: list[Any]) -> bytes | None:
+    """The values as orjson writes them, None where one holds an integer beyond 2**53 (one strict_json may refuse,
+    past 64 bits: the text decides)."""
+    try:
+        return orjson.dumps(values, option=orjson.OPT_STRICT_INTEGER)
+    except orjson.JSONEncodeError:
+        return None
+
+
+def _escaped_or_deep_lines(whole: bytes, lines: list[bytes]) -> set[int]:
+    """The lines `loads` gives to strict_json before trying orjson (\\u escapes, more than MAX_DEPTH opening brackets):
+    each test passes over the whole text once, and over a line only when the text holds what it looks for.
+
+    Numbers are looked at after orjson: a text that is exactly what orjson writes for its values (compact NDJSON, the
+    common case) has no number strict_json would read otherwise, since orjson writes no integer beyond 2**53 here
+    (_written_back) and no float of more than 24 characters. Only other texts are searched for long numbers."""
     doubtful: set[int] = set()
-    if b"\\" in whole and b"\\u" in whole:  # the first test finds a byte (memchr), the second looks at every one
+    if _has_unicode_escape(whole):
         doubtful.update(index for index, line in enumerate(lines) if b"\\u" in line)
     brackets = whole.translate(None, _NOT_OPENING)  # each line's opening brackets, a line each
     if len(brackets) - len(lines) >= strict_json.MAX_DEPTH:
         depths = brackets.split(b"\n")
         doubtful.update(index for index, opened in enumerate(depths) if len(opened) > strict_json.MAX_DEPTH)
+    return doubtful
+
+
+_BACKSLASHES_LOOKED_AT = 8
+
+
+def _has_unicode_escape(whole: bytes) -> bool:
+    """Whether b"\\u" is in `whole`: a few backslashes (escaped quotes) are each looked at, which costs less than a
+    search for two bytes through the whole text."""
+    at = whole.find(b"\\")
+    for _ in range(_BACKSLASHES_LOOKED_AT):
+        if at < 0:
+            return False
+        if whole[at + 1 : at + 2] == b"u":
+            return True
+        at = whole.find(b"\\", at + 1)
+    return at >= 0 and b"\\u" in whole[at:]
+
+
+def _long_number_lines(whole: bytes, lines: list[bytes]) -> set[int]:
+    """The lines with a run of 16 digits outside a string: strict_json reads them (a number too long or too large)."""
+    doubtful: set[int] = set()
     digits = whole.translate(_DIGITS_AS_ZERO)
     found = digits.find(_LONG_DIGITS)
     if found >= 0:
@@ -139,15 +182,17 @@ def _long_runs_in_strings_only(raw: bytes) -> bool:
     return True
 
 
-def _members_dropped(whole: bytes, lines: list[bytes], values: list[Any], later: list[int]) -> list[int]:
+def _members_dropped(
+    whole: bytes, lines: list[bytes], values: list[Any], later: list[int], written: bytes | None = None
+) -> list[int]:
     """The lines (but those of `later`) whose value has fewer members than their text: a member dropped as the
     duplicate of another. As in `loads`, by the colons, here of all lines at once: a value written back has no colon
-    more than its text, so equal sums mean equal counts line by line."""
+    more than its text, so equal sums mean equal counts line by line. `written`: the values (all of them: `later` is
+    empty) as orjson writes them, when known."""
     skip = set(later)
     read = [value for index, value in enumerate(values) if index not in skip] if skip else values
-    written = orjson.dumps(read)
-    if not skip and written == b"[" + whole.replace(b"\n", b",") + b"]":
-        return []  # the text as orjson writes it (compact): the same colons without counting them
+    if written is None or skip:
+        written = orjson.dumps(read)
     colons = whole.count(b":") - sum(lines[index].count(b":") for index in skip)
     if written.count(b":") == colons:
         return []

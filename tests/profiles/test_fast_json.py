@@ -136,6 +136,8 @@ _VALID = b'{"resourceType":"Party","id":"p-1","note":"12:00"}'
         b'{"a":',
         b'{"a":"\xff"}',
         b'{"a":"' + b"9" * 30 + b'"}',  # an account number: read by orjson, the same value
+        b'{"a":9223372036854775808}',  # past 64 bits, as orjson writes it: strict_json refuses it
+        b'{"l":[' + b'"\\"",' * 12 + b'0],"a":1,"a":"\\u003a"}',  # ... and after more escapes than are looked at
     ],
 )
 @pytest.mark.parametrize("where", [0, 1, 5, 16])
