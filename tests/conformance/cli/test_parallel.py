@@ -1,0 +1,99 @@
+"""conformance.cli.parallel.ordered: results in input order whatever the workers' pace, a bounded number of units read
+ahead, large units and results both ways without a deadlock, and a worker's failure (an exception, or its death)
+reported in the command instead of a hang."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+
+import pytest
+
+from conformance.cli.parallel import ordered
+
+
+def _slow_square(number: int) -> int:
+    time.sleep(random.random() / 200)  # workers finish out of order
+    return number * number
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_results_come_in_input_order_whatever_the_workers_pace(jobs):
+    assert list(ordered(_slow_square, range(60), jobs)) == [number * number for number in range(60)]
+
+
+def test_units_are_read_at_most_a_few_ahead_of_the_results_taken():
+    taken = []
+
+    def units():
+        for number in range(100):
+            taken.append(number)
+            yield number
+
+    results = ordered(_slow_square, units(), 2)
+    for expected in range(10):
+        assert next(results) == expected * expected
+        assert len(taken) <= expected + 1 + 2 * 2 + 2  # the one yielded, and at most 2 x jobs + 2 in flight
+    results.close()
+
+
+def _reversed_bytes(data: bytes) -> bytes:
+    return data[::-1] * 2
+
+
+def test_units_and_results_larger_than_a_pipe_travel_both_ways():
+    units = [bytes([number]) * (3 << 20) for number in range(6)]  # 3 MiB each way, results of 6 MiB
+    signal.signal(signal.SIGALRM, _deadlocked)
+    signal.alarm(60)  # a deadlock fails the test instead of hanging the run
+    try:
+        assert list(ordered(_reversed_bytes, units, 2)) == [unit[::-1] * 2 for unit in units]
+    finally:
+        signal.alarm(0)
+
+
+def _deadlocked(signum, frame):
+    raise TimeoutError("ordered() made no progress for 60 s: the command and a worker wait for each other")
+
+
+def _fails_on_seven(number: int) -> int:
+    if number == 7:
+        raise ValueError("seven is refused")
+    return number
+
+
+def test_an_exception_in_a_worker_is_raised_in_the_command_and_the_workers_stop():
+    results = ordered(_fails_on_seven, range(40), 2)
+    assert [next(results) for _ in range(7)] == list(range(7))
+    with pytest.raises(ValueError, match="seven is refused"):
+        next(results)
+    assert not _children_alive()
+
+
+def _dies_on_five(number: int) -> int:
+    if number == 5:
+        os._exit(3)
+    return number
+
+
+def test_a_worker_that_dies_is_reported_not_waited_for():
+    with pytest.raises(RuntimeError, match="ended unexpectedly"):
+        list(ordered(_dies_on_five, range(20), 2))
+    assert not _children_alive()
+
+
+def _children_alive() -> list[int]:
+    """This process's children that still run (a zombie is not running)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z":
+            alive.append(int(entry))
+    return alive
