@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any
 
 from profiles.contract import RESOURCE, Contract, Profile, ResourceRules
-from profiles.identifier_formats import cached_check, conforms
+from profiles.identifier_formats import cached_check
 
 try:  # the compiled walk (setup.py): optional, the same answers as the Python one
     from profiles import _registry_identifiers as _compiled
@@ -34,7 +34,7 @@ from profiles.paths import split_path, values_at
 from profiles.rule_schemas import Schema, at_path, compile_rule
 from profiles.schema_merge import merged
 
-__all__ = ["CleanGate", "RegistryIdentifiers", "clean_gate", "rule_gate"]
+__all__ = ["CleanGate", "RegistryIdentifiers", "clean_gate"]
 
 _OBJECT = {"type": "object"}
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -43,12 +43,9 @@ _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 @dataclass(frozen=True)
 class CleanGate:
     schema: Schema
-    """Compile it with the schema store (it refers to the structure by $id), with `formats` and format checks on."""
-    formats: Mapping[str, Callable[[str], bool]]
-    """Custom formats the schema names ("eris-nip"...): only rule_gate's form of identifier-format has them."""
+    """Compile it with the schema store (it refers to the structure by $id)."""
     identifiers: RegistryIdentifiers | None = None
-    """The check digits checked after the schema passed, instead of as formats: the gate passes a document only
-    when this holds too."""
+    """The check digits, checked after the schema passed: the gate passes a document only when this holds too."""
     functions: tuple[Mapping[str, Any], ...] = ()
     """The rule rows only their functions can check (the report order's key and dates), in a type without
     profiles: the gate passes a document only when their functions find nothing either."""
@@ -58,8 +55,8 @@ class RegistryIdentifiers:
     """identifier-format of the whole gate, in Python after its pass: the value of each identifier in a namespace
     with a format passes that format. A custom format of jsonschema-rs crossed into Python for each such value at
     ~1 us a call (5.6 of a Party's 14.5 us); this walks the few paths of the rule in ~1.3 us a payload, plus ~0.8 us
-    for each number not checked before. It tests what the formats of rule_gate test: an identifier that is an
-    object whose `system` names such a namespace and whose `value` is a string."""
+    for each number not checked before. It tests an identifier that is an object whose `system` names such a
+    namespace and whose `value` is a string."""
 
     __slots__ = ("_by_system", "_compiled_by_system", "_compiled_walk", "_longer_paths", "_paths", "holds")
 
@@ -168,24 +165,7 @@ def clean_gate(
         parts.append({"anyOf": list(recognised.values())} if candidates else False)
     schema = {"$schema": _DIALECT, "allOf": parts}
     identifiers = RegistryIdentifiers(contract, identifier_paths) if identifier_paths else None
-    return CleanGate(merged(schema) if merge else schema, {}, identifiers, tuple(functions))
-
-
-def rule_gate(contract: Contract, spec: Mapping[str, Any], context: str) -> CleanGate | None:
-    """One rule row alone, as the gate states it: a document this passes gets nothing from the rule's function, so
-    a refused document need not run the functions of the rules it keeps. None where only the function can tell
-    (profile-namespace: it depends on the recognised profiles), and, outside context "resource", for every form
-    but the compiled rules (profiles/rule_schemas.py), which hold in every context."""
-    compiled = compile_rule(contract, spec)
-    if compiled is not None:
-        return CleanGate({"$schema": _DIALECT, **compiled}, {})
-    if context != RESOURCE or spec["rule"] == "profile-namespace":
-        return None
-    if spec["rule"] == "identifier-format":
-        formats: dict[str, Callable[[str], bool]] = {}
-        return CleanGate({"$schema": _DIALECT, **_identifier_formats(contract, spec, formats)}, formats)
-    schema = _rule(contract, spec)
-    return None if schema is None else CleanGate({"$schema": _DIALECT, **schema}, {})
+    return CleanGate(merged(schema) if merge else schema, identifiers, tuple(functions))
 
 
 def _checking(specs: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
@@ -200,27 +180,6 @@ def _rule(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
     gate = _GATES.get(spec["rule"])
     leaf = gate(contract, spec) if gate is not None else None
     return None if leaf is None else at_path(split_path(spec["path"]), leaf)
-
-
-def _identifier_formats(
-    contract: Contract, spec: Mapping[str, Any], formats: dict[str, Callable[[str], bool]]
-) -> Schema:
-    """identifier-format: the value of an identifier in a namespace with a format passes it. A custom format of
-    jsonschema-rs calls Python only for those values, where walking the document in Python cost a third of the pass.
-    One anyOf: an identifier in no such namespace passes the first branch; one in a namespace fails it and passes
-    only the branch of its namespace (a chain of if/then cost twice as much: each if tested type, required, const)."""
-    systems, branches = [], []
-    for namespace in contract.namespaces.values():
-        if namespace.format is None:
-            continue
-        name = f"eris-{namespace.format}"
-        formats[name] = partial(conforms, namespace.format)  # conforms keeps the cache of checked values
-        systems.append(namespace.system)
-        branches.append({"properties": {"system": {"const": namespace.system}, "value": {"format": name}}})
-    if not branches:
-        return {}
-    unformatted = {"properties": {"system": {"not": {"enum": sorted(systems)}}}}
-    return at_path(split_path(spec["path"]), {"anyOf": [unformatted, *branches]})
 
 
 # -- recognition ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from profiles.clean_gate import CleanGate, clean_gate, rule_gate
+from profiles.clean_gate import CleanGate, clean_gate
 from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue, pointer
@@ -32,8 +32,6 @@ _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 class _PlannedRule:
     function: Rule
     spec: Mapping[str, Any]
-    precheck: _Precheck | None = None
-    """The rule as a schema (clean_gate.rule_gate): a document it passes gets nothing from `function`."""
 
 
 class _Gate:
@@ -66,22 +64,6 @@ class _Gate:
         except Exception:  # a rule that fails is reported by the explanation path
             return False
         return True
-
-
-class _Precheck:
-    """A rule's schema, compiled when first asked: most rules never see a document the gate refused."""
-
-    __slots__ = ("_compile", "_gate", "_validator")
-
-    def __init__(self, gate: CleanGate, compile_schema: Any) -> None:
-        self._gate = gate
-        self._compile = compile_schema
-        self._validator: Any = None
-
-    def passes(self, document: dict[str, Any]) -> bool:
-        if self._validator is None:
-            self._validator = self._compile(self._gate.schema, self._gate.formats)
-        return _passes(self._validator, document)
 
 
 _Plan = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
@@ -224,8 +206,7 @@ class Validator:
                 if gate.passes(document):
                     return  # the clean gate: nothing to report (profiles/clean_gate.py)
                 refused = True
-        # a document the gate refused breaks some rule: the fast path would most often fail too, and the rules'
-        # prechecks leave out the functions of the rules it keeps
+        # a document the gate refused breaks some rule: the fast path would most often fail too
         fast = self._fast(rules, context) if self.fast_path and not refused else None
         if fast is not None and _passes(fast.validator, document):
             plan = fast.residual
@@ -277,11 +258,7 @@ class Validator:
         for spec in specs:
             if context not in spec.get("contexts", CONTEXTS) or spec.get("strength") == "example":
                 continue  # an example binding illustrates codes; it checks nothing
-            precheck = None
-            if self._gated:
-                gate = rule_gate(self.contract, spec, context)
-                precheck = None if gate is None else _Precheck(gate, self.schemas.compile)
-            planned = _PlannedRule(self.rules[spec["rule"]], spec, precheck)
+            planned = _PlannedRule(self.rules[spec["rule"]], spec)
             by_path.setdefault(split_path(spec["path"]), []).append(planned)
         return tuple(by_path.items())
 
@@ -309,7 +286,7 @@ class Validator:
                 None
                 if gate is None
                 else _Gate(
-                    self.schemas.compile(gate.schema, gate.formats),
+                    self.schemas.compile(gate.schema),
                     gate,
                     self._plan(gate.functions, context),
                     self.contract,
@@ -332,9 +309,8 @@ class Validator:
             values = values_at(document, tokens)
             if not values:
                 continue
-            rules = [r for r in planned if r.precheck is None or not r.precheck.passes(document)]
             for value, where in values:
-                for rule in rules:
+                for rule in planned:
                     try:
                         findings = list(rule.function(ctx, value, rule.spec))
                     except Exception as error:  # a rule bug must not hide the rest of the report

@@ -24,9 +24,7 @@ def _gates(resource_type):
     if written is None:
         return None
     return tuple(
-        jsonschema_rs.validator_for(
-            schema, registry=VALIDATOR.schemas.registry, formats=dict(written.formats), validate_formats=True
-        )
+        jsonschema_rs.validator_for(schema, registry=VALIDATOR.schemas.registry)
         for schema in (written.schema, merged(written.schema))
     )
 
