@@ -15,6 +15,7 @@ from __future__ import annotations
 import glob
 import io
 import os
+import signal
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -219,11 +220,19 @@ def decrypt_artifact(
     (decompression). Returns the bytes written."""
     target = Path(output)
     remove_abandoned_parts(target)
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.{os.getpid()}.", suffix=".part", dir=target.parent or "."
-    )
+    # a stop signal whose handler raises (eris decrypt exits on SIGTERM) waits until the cleanup below is in place:
+    # raised between the file's creation and the `try`, it left the file behind
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=".part", dir=target.parent or "."
+        )
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+        raise
     written = 0
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         with open(artifact, "rb") as source, os.fdopen(handle, "wb") as sink:
             chunks = decrypt_stream(source, session)
             try:
@@ -240,6 +249,9 @@ def decrypt_artifact(
         Path(temporary).unlink(missing_ok=True)
         raise
     return written
+
+
+_STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
 def remove_abandoned_parts(target: Path) -> list[Path]:
