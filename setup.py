@@ -1,12 +1,15 @@
-"""The one thing pyproject.toml cannot state: the optional compiled accelerator of the clean gate.
+"""The one thing pyproject.toml cannot state: the optional compiled accelerators of the validator.
 
-`optional=True`: where no C compiler is at hand the install goes on without it, and profiles/clean_gate.py uses its
-Python walk, which gives the same answers (tests/profiles/test_registry_identifiers.py)."""
+`optional=True`: where no C compiler is at hand the install goes on without them, and the Python code they stand in
+for, which gives the same answers, is used: profiles/clean_gate.py's walk of registry identifiers
+(tests/profiles/test_registry_identifiers.py) and profiles/fast_json.py's checks of a text (tests/profiles/
+test_fast_json.py)."""
 
 from setuptools import Extension, setup
 
 setup(
     ext_modules=[
         Extension("profiles._registry_identifiers", ["profiles/_registry_identifiers.c"], optional=True),
+        Extension("profiles._strict_scan", ["profiles/_strict_scan.c"], optional=True),
     ]
 )

@@ -22,6 +22,11 @@ from profiles import strict_json
 
 __all__ = ["loads", "loads_lines"]
 
+try:  # the same checks in one pass, compiled (setup.py): optional, the same outcomes
+    from profiles import _strict_scan
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _strict_scan = None  # type: ignore[assignment]
+
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_DIGITS = b"0" * 16
 """A number that may be too long or too large for strict_json: any text of more than 64 number characters has a run of
@@ -36,6 +41,13 @@ def loads(data: bytes | str) -> Any:
     """The JSON value of `data` (UTF-8 bytes or text), or strict_json.StrictJSONError, exactly as
     strict_json.loads."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if _strict_scan is not None:
+        if _strict_scan.doubtful_lines(raw, False):
+            return strict_json.loads(data)
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return strict_json.loads(data)  # refuses it, with its own message
     if (
         b"\\u" in raw
         or raw.count(b"[") + raw.count(b"{") > strict_json.MAX_DEPTH
@@ -63,22 +75,16 @@ def loads_lines(lines: list[bytes], text: bytes | None = None) -> tuple[list[Any
     A few dozen lines at a time: their values stay in the processor's cache until they are checked and dropped
     (a thousand lines' values, ten megabytes of objects, took half as long again to make)."""
     whole = b"\n".join(lines) if text is None else text
-    doubtful = _escaped_or_deep_lines(whole, lines)
+    scanned = _strict_scan is not None
+    # the scan looks for escapes, depth, long numbers and a member name twice; the Python checks for the first two
+    doubtful = set(_strict_scan.doubtful_lines(whole, True)) if scanned else _escaped_or_deep_lines(whole, lines)
     values = None if doubtful else _orjson_all(lines)
     later: list[int] = []
     if values is None:  # a line for strict_json, or one orjson refuses (a blank one): each on its own
         values = [_REFUSED if index in doubtful else _orjson_or_refused(line) for index, line in enumerate(lines)]
         later = [index for index, value in enumerate(values) if value is _REFUSED]
-    written = None if later else _written_back(values)
-    if written is None or written != b"[" + whole.replace(b"\n", b",") + b"]":
-        # not the text orjson writes for these values: look for long numbers and dropped members in the text
-        long_numbers = _long_number_lines(whole, lines).difference(later)
-        if long_numbers:
-            for index in long_numbers:
-                values[index] = _REFUSED
-            later += long_numbers
-            written = None
-        later += _members_dropped(whole, lines, values, later, written)
+    if not scanned:
+        later += _long_numbers_or_members_dropped(whole, lines, values, later)
     refused = []
     for index in sorted(later):  # strict_json decides, and explains
         try:
@@ -108,6 +114,21 @@ def _orjson_or_refused(line: bytes) -> Any:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         return _REFUSED
+
+
+def _long_numbers_or_members_dropped(
+    whole: bytes, lines: list[bytes], values: list[Any], later: list[int]
+) -> list[int]:
+    """The lines (but those of `later`) with a long number or a member dropped, found without the scan: their values
+    are set aside for strict_json."""
+    written = None if later else _written_back(values)
+    if written is not None and written == b"[" + whole.replace(b"\n", b",") + b"]":
+        return []  # the text orjson writes for these values: no long number, no member dropped
+    long_numbers = _long_number_lines(whole, lines).difference(later)
+    for index in long_numbers:
+        values[index] = _REFUSED
+    skipped = [*later, *long_numbers]
+    return [*long_numbers, *_members_dropped(whole, lines, values, skipped, None if long_numbers else written)]
 
 
 def _written_back(values: list[Any]) -> bytes | None:

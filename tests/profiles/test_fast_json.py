@@ -1,15 +1,31 @@
 """profiles.fast_json reads every text exactly as profiles.strict_json does: the same value (types included), or the
-same refusal with the same message."""
+same refusal with the same message. Every test runs twice: with the compiled scan of profiles/_strict_scan.c, and
+with the Python checks it stands in for where it was not built (a build without a C compiler, where these tests are
+skipped saying so unless ERIS_REQUIRE_COMPILED=1, as in .ci/run)."""
 
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from profiles import fast_json, strict_json
+
+
+@pytest.fixture(autouse=True, scope="module", params=["compiled scan", "python checks"])
+def text_checks(request: pytest.FixtureRequest):
+    if request.param == "compiled scan" and fast_json._strict_scan is None:
+        message = "profiles._strict_scan was not built (no C compiler at install): the Python checks are used"
+        if os.environ.get("ERIS_REQUIRE_COMPILED") == "1":
+            pytest.fail(f"ERIS_REQUIRE_COMPILED=1 but {message}", pytrace=False)
+        pytest.skip(message)
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "python checks":
+            patch.setattr(fast_json, "_strict_scan", None)
+        yield request.param
 
 _NUMBERS = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70).map(str),
@@ -131,6 +147,10 @@ _VALID = b'{"resourceType":"Party","id":"p-1","note":"12:00"}'
         b'{"a":"x\\"' + b"1" * 20 + b'"}',  # an escaped quote: the quotes before the run do not tell
         b'{"a":"\\"","b":12345678901234567890}',  # ... here they would say "in a string"
         b"[" * 70 + b"]" * 70,
+        b"[" * 64 + b"]" * 64,  # as deep as strict_json reads
+        b"[" * 65 + b"]" * 65,  # one level deeper
+        b'{"a/":1,"a\\/":2}',  # a name twice, once escaped
+        b'{"a":{"b":1},"b":{"b":2,"c":[{"b":3}]},"c":3}',  # the same names in different objects
         b"",
         b"   \r",
         b'{"a":',

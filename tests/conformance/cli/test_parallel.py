@@ -64,11 +64,12 @@ def _fails_on_seven(number: int) -> int:
 
 
 def test_an_exception_in_a_worker_is_raised_in_the_command_and_the_workers_stop():
+    before = _children_alive()
     results = ordered(_fails_on_seven, range(40), 2)
     assert [next(results) for _ in range(7)] == list(range(7))
     with pytest.raises(ValueError, match="seven is refused"):
         next(results)
-    assert not _children_alive()
+    assert _children_alive() <= before  # other tests of this process may have servers running
 
 
 def _dies_on_five(number: int) -> int:
@@ -78,14 +79,15 @@ def _dies_on_five(number: int) -> int:
 
 
 def test_a_worker_that_dies_is_reported_not_waited_for():
+    before = _children_alive()
     with pytest.raises(RuntimeError, match="ended unexpectedly"):
         list(ordered(_dies_on_five, range(20), 2))
-    assert not _children_alive()
+    assert _children_alive() <= before
 
 
-def _children_alive() -> list[int]:
+def _children_alive() -> set[int]:
     """This process's children that still run (a zombie is not running)."""
-    alive = []
+    alive = set()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -95,5 +97,5 @@ def _children_alive() -> list[int]:
         except OSError:
             continue
         if int(fields[1]) == os.getpid() and fields[0] != "Z":
-            alive.append(int(entry))
+            alive.add(int(entry))
     return alive
