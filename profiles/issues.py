@@ -27,6 +27,11 @@ class Issue:
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    def __reduce__(self) -> tuple[type[Issue], tuple[Any, ...]]:
+        # pickled by its fields: a frozen dataclass's default state is restored field by field through fields(),
+        # which cost `eris validate --jobs` a quarter of its command's CPU while it took the workers' results
+        return Issue, (self.severity, self.code, self.location, self.message, self.requirement)
+
     def to_dict(self) -> dict[str, Any]:
         data = {
             "severity": self.severity.value,

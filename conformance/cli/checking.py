@@ -243,7 +243,9 @@ def _shifted(item: Reported, lines: int) -> Reported:
     if isinstance(item, ReadProblem):
         return replace(item, line=None if item.line is None else item.line + lines)
     payload, issues = item
-    return replace(payload, line=None if payload.line is None else payload.line + lines), issues
+    if payload.line is None:
+        return item
+    return Payload(payload.source, payload.data, payload.prefix, payload.line + lines), issues  # replace() costs 3x
 
 
 def _read_span(span: Span) -> bytes:

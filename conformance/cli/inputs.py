@@ -32,6 +32,9 @@ class Payload:
     def label(self) -> str:
         return f"{self.source}:{self.line}" if self.line is not None else self.source
 
+    def __reduce__(self) -> tuple[type[Payload], tuple[Any, ...]]:
+        return Payload, (self.source, self.data, self.prefix, self.line)  # as Issue's: sent back by --jobs workers
+
 
 @dataclass(frozen=True, slots=True)
 class ReadProblem:

@@ -25,9 +25,11 @@ class Tally:
 
     def count(self, issues: list[Issue]) -> None:
         self.documents += 1
-        self.severities.update(issue.severity.value for issue in issues)
-        if any(issue.is_error for issue in issues):
-            self.invalid += 1
+        severities, invalid = self.severities, False
+        for issue in issues:
+            severities[issue.severity.value] += 1
+            invalid = invalid or issue.is_error
+        self.invalid += invalid
 
     def summary(self) -> dict[str, int]:
         return {
