@@ -148,6 +148,32 @@ class Validator:
     def is_valid(self, document: Any, **options: Any) -> bool:
         return not any(issue.is_error for issue in self.iter_issues(document, **options))
 
+    def passes_gate(
+        self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
+    ) -> bool:
+        """Whether the clean gate of the document's type passes it: then validate() reports nothing. False tells
+        nothing: validate() says what there is (a loop over many payloads can explain the refused ones together,
+        after the others, so that neither path's code and data leave the processor's caches at every payload)."""
+        if self._gated and profile is None and type(document) is dict:
+            found = document.get("resourceType", resource_type)
+            if type(found) is str and (resource_type is None or found == resource_type):
+                gate = self._gates.get((found, context), _UNBUILT)
+                if gate is _UNBUILT:
+                    rules = self.contract.resources.get(found)
+                    gate = None if rules is None else self._gate(rules, context)
+                return gate is not None and gate.passes(document)
+        return False
+
+    def explain(
+        self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
+    ) -> list[Issue]:
+        """validate() of a document that passes_gate() refused, with the same options: the gate is not asked
+        again. (Of any other document too: the gate only ever spares the explanation.)"""
+        found = document.get("resourceType", resource_type) if type(document) is dict else None
+        refused = profile is None and type(found) is str and self._gates.get((found, context)) is not None
+        # where no gate was asked (another context, a forced profile), the usual path may take its fast pass
+        return list(self._issues(document, resource_type, profile, context, gate_tried=refused))
+
     def validate(
         self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
     ) -> list[Issue]:
@@ -320,6 +346,9 @@ class Validator:
                     for finding in findings:
                         location = _pointer((*where, *finding.at))
                         yield codes.issue(finding.code, location, finding.message, rule=rule.spec)
+
+
+_UNBUILT: Any = object()
 
 
 def _by_element(issues: list[Issue], rules: ResourceRules) -> Iterator[Issue]:
