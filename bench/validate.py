@@ -3,10 +3,12 @@
     python bench/validate.py [--count 100000] [--seed 1] [--baseline-sample 3000] [--repeat 3]
     python bench/validate.py --profile
 
-Builds a corpus of mixed payloads in memory (bench/corpus.py; not timed), then times
-`Validator.validate` (schemas plus profile rules) over the whole corpus in this
-process, and `jsonschema.Draft202012Validator(...).iter_errors` consumed fully over a sample of
-it. Documents are Python objects already: parsing JSON text is not part of either figure.
+Builds a corpus of mixed payloads in memory (bench/corpus.py; not timed), then times what `eris validate` does for
+each payload (schemas plus profile rules: `Validator.passes_gate`, and `Validator.explain` for the payloads the gate
+refuses, after the other payloads of their unit of 1,000) over the whole corpus in this process, then
+`Validator.validate` one payload at a time (as a program calling the API does), and
+`jsonschema.Draft202012Validator(...).iter_errors` consumed fully over a sample of it. Documents are Python objects
+already: parsing JSON text is not part of any figure.
 """
 
 from __future__ import annotations
@@ -42,13 +44,34 @@ from schemas import load_schemas
 TARGET_RATE = 30_000
 TARGET_RATIO = 30
 PROFILE_COUNT = 20_000
+UNIT = 1_000
+"""Documents of one unit of eris validate (a 1 MiB span of NDJSON holds ~1,100 of these)."""
 
 Corpus = list[tuple[str, dict[str, Any], str]]
 
 
 def _eris_pass(validator: Validator, corpus: Corpus) -> int:
-    """Validate every document; the number of documents with at least one error."""
-    validate = validator.validate  # what eris validate calls for each payload
+    """Validate every document as eris validate does (conformance/cli/checking.py): each one through the clean gate,
+    and those it refuses explained after the others of their unit; the number of documents with at least one
+    error."""
+    passes_gate, explain = validator.passes_gate, validator.explain
+    with_errors = 0
+    for start in range(0, len(corpus), UNIT):
+        refused = [
+            (resource_type, document)
+            for resource_type, document, _ in corpus[start : start + UNIT]
+            if not passes_gate(document, resource_type=resource_type)
+        ]
+        for resource_type, document in refused:
+            issues = explain(document, resource_type=resource_type)
+            if issues and any(issue.is_error for issue in issues):
+                with_errors += 1
+    return with_errors
+
+
+def _one_at_a_time(validator: Validator, corpus: Corpus) -> int:
+    """Validator.validate of each document in turn, as a program calling the API does."""
+    validate = validator.validate
     with_errors = 0
     for resource_type, document, _ in corpus:
         issues = validate(document, resource_type=resource_type)
@@ -220,6 +243,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{args.repeat} runs (min {_rate(min(rates))}, max {_rate(max(rates))})"
     )
     print(f"eris: {eris_errors:,} documents with errors ({mutated:,} were mutated)")
+    one_rates, one_errors = _timed(lambda: _one_at_a_time(validator, corpus), len(corpus), args.repeat)
+    print(
+        f"eris, Validator.validate one payload at a time (a refused one explained at once): median "
+        f"{_rate(statistics.median(one_rates))} resources/s ({one_errors:,} documents with errors)"
+    )
     structure_rates, structure_errors = _timed(lambda: _structure_pass(validator, corpus), len(corpus), 1)
     print(
         f"breakdown: the structure step alone (jsonschema-rs) runs at {_rate(structure_rates[0])} resources/s "
