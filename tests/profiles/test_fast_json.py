@@ -27,6 +27,7 @@ def text_checks(request: pytest.FixtureRequest):
             patch.setattr(fast_json, "_strict_scan", None)
         yield request.param
 
+
 _NUMBERS = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
