@@ -102,38 +102,56 @@ class Checker:
         return checked
 
     def _files(self, batch: FileBatch) -> Checked:
-        """check() of small files: a file of one document (nearly all) costs its read, parse and check, and no
-        Payload unless it has issues."""
+        """check() of small files: a file of one document (nearly all) costs its read, parse and gate, and no Payload
+        unless it has issues; the documents the gate refuses are explained after the batch's others (as in
+        _lines)."""
         checked = Checked(size=batch.size)
-        validate, reported, clean = self._validate, checked.reported, 0
+        passes_gate, clean = self._passes_gate, 0
+        later: list[Any] = []  # in file order: a _Refused document to explain, or what a file already reported
         for path in batch.paths:
             data = _file_bytes(path)
             if data is None:
-                self._items(iter_payloads([path]), checked)  # says why it cannot be read
+                clean += self._reported_of(iter_payloads([path]), later)  # says why it cannot be read
                 continue
             data = data.removeprefix(codecs.BOM_UTF8)
             if path.lower().endswith(NDJSON_SUFFIXES):
                 lines = self._lines(Lines(path, 1, data))
                 clean += lines.clean
-                reported.extend(lines.reported)
+                later.extend(lines.reported)
                 continue
             try:
                 value = fast_json.loads(data)
             except strict_json.StrictJSONError:
                 # not plainly one document or an array (a broken text, several values in a .json file): the
                 # streaming reader reads it again, and explains
-                self._items(iter_payloads([path]), checked)
+                clean += self._reported_of(iter_payloads([path]), later)
                 continue
             if type(value) is list:
-                self._items((Payload(path, item, prefix=f"/{index}") for index, item in enumerate(value)), checked)
+                items = (Payload(path, item, prefix=f"/{index}") for index, item in enumerate(value))
+                clean += self._reported_of(items, later)
+            elif passes_gate(value):
+                clean += 1
+            else:
+                later.append(_Refused(path, value))
+        explain, reported = self._explain, checked.reported
+        for item in later:
+            if type(item) is not _Refused:
+                reported.append(item)
                 continue
-            issues = validate(value)
+            issues = explain(item.value)
             if issues:
-                reported.append((_reduced(Payload(path, value)), issues))
+                reported.append((_reduced(Payload(item.path, item.value)), issues))
             else:
                 clean += 1
         checked.clean += clean
         return checked
+
+    def _reported_of(self, items: Iterator[Payload | ReadProblem], reported: list[Any]) -> int:
+        """_items into `reported`; how many payloads had nothing to report."""
+        checked = Checked()
+        self._items(items, checked)
+        reported.extend(checked.reported)
+        return checked.clean
 
     def _items(self, items: Iterator[Payload | ReadProblem], checked: Checked) -> None:
         validate = self._validate
@@ -231,6 +249,14 @@ class Checker:
         return partial(
             self.validator.validate, resource_type=self.resource_type, profile=self.profile, context=self.context
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A file's document the clean gate refused, explained after the other files of its batch."""
+
+    path: str
+    value: Any
 
 
 def _line_problems(
