@@ -228,27 +228,21 @@ class Checker:
 
     @property
     def _passes_gate(self) -> Callable[[Any], bool]:
-        if self.resource_type is None and self.profile is None and self.context == RESOURCE:
-            return self.validator.passes_gate
-        return partial(
-            self.validator.passes_gate, resource_type=self.resource_type, profile=self.profile, context=self.context
-        )
+        return self._with_options(self.validator.passes_gate)
 
     @property
     def _explain(self) -> Callable[[Any], list[Issue]]:
-        if self.resource_type is None and self.profile is None and self.context == RESOURCE:
-            return self.validator.explain
-        return partial(
-            self.validator.explain, resource_type=self.resource_type, profile=self.profile, context=self.context
-        )
+        return self._with_options(self.validator.explain)
 
     @property
     def _validate(self) -> Callable[[Any], list[Issue]]:
+        return self._with_options(self.validator.validate)
+
+    def _with_options(self, method: Callable[..., Any]) -> Callable[[Any], Any]:
+        """A method of the validator with the command's options bound (none to bind in the common case)."""
         if self.resource_type is None and self.profile is None and self.context == RESOURCE:
-            return self.validator.validate
-        return partial(
-            self.validator.validate, resource_type=self.resource_type, profile=self.profile, context=self.context
-        )
+            return method
+        return partial(method, resource_type=self.resource_type, profile=self.profile, context=self.context)
 
 
 @dataclass(frozen=True, slots=True)
