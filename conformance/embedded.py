@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+
+from conformance.ports import free_port
 
 __all__ = ["CONFIG_TOKEN_LIFETIME", "EmbeddedReference", "free_port", "target_description"]
 
@@ -23,14 +24,6 @@ _START_TIMEOUT = 60.0
 _STOP_TIMEOUT = 15.0
 CONFIG_TOKEN_LIFETIME = 7 * 24 * 3600
 """Seconds the tokens of a written target description stay valid."""
-
-
-def free_port(host: str = HOST) -> int:
-    """A TCP port nothing listens on now. Another process may take it before it is used: acceptable for a
-    loopback port used seconds later by this same process."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
 
 
 class EmbeddedReference:

@@ -13,17 +13,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from conformance.ports import free_port
+
 __all__ = ["StoreProcess", "StoreUnavailable", "free_port", "port_answers"]
 
 
 class StoreUnavailable(RuntimeError):
     """A store server cannot be started here; the message says what is missing and how to get it."""
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
 
 
 def port_answers(host: str, port: int) -> bool:
