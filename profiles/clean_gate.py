@@ -58,7 +58,7 @@ class RegistryIdentifiers:
     for each number not checked before. It tests an identifier that is an object whose `system` names such a
     namespace and whose `value` is a string."""
 
-    __slots__ = ("_by_system", "_compiled_by_system", "_compiled_walk", "_longer_paths", "_paths", "holds")
+    __slots__ = ("_by_system", "_compiled_walk", "_longer_paths", "_paths", "holds")
 
     def __init__(self, contract: Contract, paths: list[tuple[str, ...]], *, compiled: bool = True) -> None:
         """`compiled`: use profiles._registry_identifiers where it was built (the Python walk otherwise)."""
@@ -77,12 +77,12 @@ class RegistryIdentifiers:
         if compiled and _compiled is not None:
             # the registries' arithmetic in C by number, any other format (the EU VAT pattern) by its Python check
             numbered = {"nip": _compiled.NIP, "regon": _compiled.REGON, "pesel": _compiled.PESEL}
-            self._compiled_by_system = {
+            by_system = {
                 namespace.system: numbered.get(namespace.format, self._by_system[namespace.system])
                 for namespace in contract.namespaces.values()
                 if namespace.format is not None
             }
-            self._compiled_walk = partial(_compiled.registry_identifiers_hold, self._paths, self._compiled_by_system)
+            self._compiled_walk = partial(_compiled.registry_identifiers_hold, self._paths, by_system)
             # the contract's paths are all short: then the compiled walk is called directly, a Python call less
             self.holds = self._compiled_walk if not self._longer_paths else self._compiled_and_longer_walk
 

@@ -8,6 +8,9 @@ every refusal with its message, are strict_json's own: tests/profiles/test_fast_
 
 `loads_lines` does the same for many lines at once (NDJSON): its checks look at the whole text in a few passes and
 name the few lines that need a closer look, instead of passing over every line several times.
+
+Where profiles/_strict_scan.c was built (setup.py), one compiled pass over the text makes the checks (escapes, depth,
+long numbers, a member name twice) for both; the Python checks below run where it was not.
 """
 
 from __future__ import annotations
@@ -128,7 +131,7 @@ def _long_numbers_or_members_dropped(
     for index in long_numbers:
         values[index] = _REFUSED
     skipped = [*later, *long_numbers]
-    return [*long_numbers, *_members_dropped(whole, lines, values, skipped, None if long_numbers else written)]
+    return [*long_numbers, *_members_dropped(whole, lines, values, skipped, written)]
 
 
 def _written_back(values: list[Any]) -> bytes | None:
@@ -208,8 +211,8 @@ def _members_dropped(
 ) -> list[int]:
     """The lines (but those of `later`) whose value has fewer members than their text: a member dropped as the
     duplicate of another. As in `loads`, by the colons, here of all lines at once: a value written back has no colon
-    more than its text, so equal sums mean equal counts line by line. `written`: the values (all of them: `later` is
-    empty) as orjson writes them, when known."""
+    more than its text, so equal sums mean equal counts line by line. `written`: all the values as orjson writes
+    them, when known (used only when no line is skipped)."""
     skip = set(later)
     read = [value for index, value in enumerate(values) if index not in skip] if skip else values
     if written is None or skip:

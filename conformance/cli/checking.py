@@ -184,8 +184,8 @@ class Checker:
 
     def _lines(self, unit: Lines) -> Checked:
         """check() of NDJSON lines, the loop of millions of payloads: a few dozen lines parsed together
-        (fast_json.loads_lines), their values checked by one map and dropped, a Payload made only for a line with
-        issues."""
+        (fast_json.loads_lines), their values put through the clean gate by one map and dropped; the values it refuses
+        are explained after all the unit's lines, a Payload made only for a line with issues."""
         data, source, first_line = unit.data, unit.source, unit.first_line
         checked = Checked(size=len(data) + 1)
         passes_gate, loads_lines = self._passes_gate, fast_json.loads_lines
