@@ -16,6 +16,7 @@ import jsonschema_rs
 
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue, pointer
+from profiles.rust_patterns import with_fast_patterns
 from schemas import load_schemas
 
 _UNEXPECTED_KINDS = {"UnevaluatedProperties", "AdditionalProperties"}
@@ -49,14 +50,23 @@ class SchemaStore:
             self._validators[name] = compiled
         return compiled
 
+    @cached_property
+    def verdict_registry(self) -> jsonschema_rs.Registry:
+        """The schema files with their patterns in the fast engine's form (profiles.rust_patterns): for validators
+        asked only for a verdict, as their errors would name the rewritten keywords."""
+        documents = with_fast_patterns(self.documents)
+        return jsonschema_rs.Registry([(doc["$id"], doc) for doc in documents.values()])
+
     def compile(self, schema: dict[str, Any], formats: Mapping[str, Callable[[str], bool]] | None = None) -> Any:
-        """A validator for a schema that refers to the schema files by their $id; with `formats` (custom format
-        checks), every format keyword is asserted, not only annotated."""
+        """A validator for a schema that refers to the schema files by their $id, to be asked only is_valid (the
+        files' patterns are in their fast form); with `formats` (custom format checks), every format keyword is
+        asserted, not only annotated."""
+        schema = with_fast_patterns({"": schema})[""]
         if formats:
             return jsonschema_rs.validator_for(
-                schema, registry=self.registry, formats=dict(formats), validate_formats=True
+                schema, registry=self.verdict_registry, formats=dict(formats), validate_formats=True
             )
-        return jsonschema_rs.validator_for(schema, registry=self.registry)
+        return jsonschema_rs.validator_for(schema, registry=self.verdict_registry)
 
     def _message(self, error: Any, kind_name: str) -> str:
         """The engine's message, except for a shared primitive's pattern: its description, not the regex."""
