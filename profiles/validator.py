@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,11 @@ from profiles.rule_schemas import compile_rule
 from profiles.rule_set import standard_rules
 from profiles.rules import Rule
 from profiles.structure import SchemaStore
+
+try:  # the compiled loop (setup.py): optional, the same answers as gate_refused's map of passes_gate
+    from profiles import _gate_batch
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _gate_batch = None
 
 __all__ = ["CONTEXTS", "RESOURCE", "WRITE", "Validator"]
 
@@ -45,6 +51,11 @@ class _Gate:
         self._functions = functions
         self._contract = contract
         self._context = context
+
+    @property
+    def parts(self) -> tuple[Any, Any]:
+        """(is_valid, the identifier walk or None): all of passes() for a gate without functions."""
+        return self._validator.is_valid, self._identifiers
 
     def passes(self, document: dict[str, Any]) -> bool:
         if not _passes(self._validator, document):
@@ -129,6 +140,9 @@ class Validator:
         self._plans: dict[tuple[str, str], _Plan] = {}
         self._fast_paths: dict[tuple[str, str], _FastPath] = {}
         self._gates: dict[tuple[str, str], _Gate | None] = {}
+        self._gate_table: dict[str, tuple[Any, Any]] = {}
+        """The served resources' gates that are nothing but their pass and identifier walk, by type, for _gate_batch:
+        {resourceType: (is_valid, holds or None)}, filled as the gates are built."""
 
     @classmethod
     def for_config(cls, config: Path | str | None, *, strict: bool = False) -> Validator:
@@ -163,6 +177,24 @@ class Validator:
                     gate = None if rules is None else self._gate(rules, context)
                 return gate is not None and gate.passes(document)
         return False
+
+    def gate_refused(
+        self,
+        documents: list[Any],
+        *,
+        resource_type: str | None = None,
+        profile: str | None = None,
+        context: str = RESOURCE,
+        compiled: bool = True,
+    ) -> list[int]:
+        """The indices of the documents that passes_gate() refuses with these options, in order: one call for many
+        payloads, the loop of `eris validate`. `compiled`: use profiles._gate_batch where it was built (for the
+        default options; the answers are the same)."""
+        default = resource_type is None and profile is None and context == RESOURCE
+        if compiled and default and _gate_batch is not None:
+            return _gate_batch.refused(documents, self._gate_table, self.passes_gate)
+        passes_gate = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
+        return [index for index, passed in enumerate(map(passes_gate, documents)) if not passed]
 
     def explain(
         self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
@@ -301,7 +333,7 @@ class Validator:
         if key not in self._gates:
             structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"] if rules.schema else ""
             gate = clean_gate(self.contract, rules, context, structure)
-            self._gates[key] = (
+            built = self._gates[key] = (
                 None
                 if gate is None
                 else _Gate(
@@ -312,6 +344,8 @@ class Validator:
                     context,
                 )
             )
+            if built is not None and context == RESOURCE and not gate.functions and self._gated:
+                self._gate_table[rules.resource_type] = built.parts
         return self._gates[key]
 
     def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:

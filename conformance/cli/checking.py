@@ -188,7 +188,7 @@ class Checker:
         are explained after all the unit's lines, a Payload made only for a line with issues."""
         data, source, first_line = unit.data, unit.source, unit.first_line
         checked = Checked(size=len(data) + 1)
-        passes_gate, loads_lines = self._passes_gate, fast_json.loads_lines
+        passes_gate, gate_refused, loads_lines = self._passes_gate, self._gate_refused, fast_json.loads_lines
         lines = data.split(b"\n")
         later: list[tuple[int, Any]] = []  # (line, value the gate refused or ReadProblem), in line order
         clean = 0
@@ -206,11 +206,10 @@ class Checker:
                     else:
                         later.append((first_line + start + at, value))
                 continue
-            gated = list(map(passes_gate, values))
-            passed = gated.count(True)
-            clean += passed
-            if passed != len(values):
-                later.extend((first_line + start + at, values[at]) for at, ok in enumerate(gated) if not ok)
+            refused_values = gate_refused(values)
+            clean += len(values) - len(refused_values)
+            if refused_values:
+                later.extend((first_line + start + at, values[at]) for at in refused_values)
         # the payloads the gate refused, explained after all the others of the unit: interleaved with them, each
         # cost twice as much, and slowed the next ones (the two paths' code and data evicting each other)
         explain, reported = self._explain, checked.reported
@@ -229,6 +228,10 @@ class Checker:
     @property
     def _passes_gate(self) -> Callable[[Any], bool]:
         return self._with_options(self.validator.passes_gate)
+
+    @property
+    def _gate_refused(self) -> Callable[[list[Any]], list[int]]:
+        return self._with_options(self.validator.gate_refused)
 
     @property
     def _explain(self) -> Callable[[Any], list[Issue]]:

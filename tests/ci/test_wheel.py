@@ -57,7 +57,7 @@ def test_the_wheel_carries_every_module_and_data_file_of_the_packages(
         names = set(wheel.namelist())
     assert expected - names == set(), "missing from the wheel (pyproject's packages.find and package-data)"
     assert not any(name.startswith("tests/") for name in names)
-    for accelerator in ("_registry_identifiers", "_strict_scan"):
+    for accelerator in ("_registry_identifiers", "_strict_scan", "_gate_batch"):
         assert any(name.startswith(f"profiles/{accelerator}.") for name in names), f"{accelerator} (setup.py)"
     entry_points = next(name for name in names if name.endswith(".dist-info/entry_points.txt"))
     with zipfile.ZipFile(distributions["wheel"]) as wheel:
@@ -78,6 +78,7 @@ def test_the_sdist_carries_the_packages_and_the_project_files(
         "setup.py",
         "profiles/_registry_identifiers.c",
         "profiles/_strict_scan.c",
+        "profiles/_gate_batch.c",
     } <= names
 
 
