@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
+from conformance.cli.allocator import keep_freed_memory
 from conformance.cli.checking import Checker, renumbered
 from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, positive_int, suite_version
 from conformance.cli.output import WRITERS
@@ -89,6 +90,7 @@ def _run_validate(args: argparse.Namespace) -> int:
         except OSError as error:
             return fail(f"cannot write {args.output}: {error.strerror}")
     writer = WRITERS[args.format](stream, suite_version)
+    keep_freed_memory()
     checker = Checker(validator, args.resource_type, args.profile, WRITE if args.write else RESOURCE)
     completed = False
     progress = ValidateProgress(sys.stderr, args.paths)
