@@ -72,8 +72,11 @@ def test_an_exception_in_a_worker_is_raised_in_the_command_and_the_workers_stop(
     assert _children_alive() <= before  # other tests of this process may have servers running
 
 
+_COMMAND = os.getpid()
+
+
 def _dies_on_five(number: int) -> int:
-    if number == 5:
+    if number == 5 and os.getpid() != _COMMAND:  # in the command's own process it would end the test run
         os._exit(3)
     return number
 
@@ -81,7 +84,8 @@ def _dies_on_five(number: int) -> int:
 def test_a_worker_that_dies_is_reported_not_waited_for():
     before = _children_alive()
     with pytest.raises(RuntimeError, match="ended unexpectedly"):
-        list(ordered(_dies_on_five, range(20), 2))
+        # units of 5 until a worker has taken one: the command's process checks some of them itself
+        list(ordered(_dies_on_five, [1, 2, 3, 4, *[5] * 20, 6], 2))
     assert _children_alive() <= before
 
 
@@ -99,3 +103,37 @@ def _children_alive() -> set[int]:
         if int(fields[1]) == os.getpid() and fields[0] != "Z":
             alive.add(int(entry))
     return alive
+
+
+def _pid_after_a_while(number: int) -> int:
+    time.sleep(0.002)
+    return os.getpid()
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_the_command_checks_units_too_beside_jobs_minus_one_workers(jobs):
+    before = _children_alive()
+    results = ordered(_pid_after_a_while, range(120), jobs)
+    first = next(results)
+    forked = _children_alive() - before
+    pids = {first, *results}
+    assert len(forked) == jobs - 1  # not a worker for each of the jobs: the command's process is one of them
+    assert os.getpid() in pids  # it took units while the workers held theirs
+    assert pids - {os.getpid()} <= forked and len(pids) == jobs
+
+
+def _fails_when_checked_by_the_command(number: int) -> int:
+    if number == 30 and os.getpid() == _COMMAND:
+        raise ValueError("thirty is refused")
+    return number
+
+
+def test_an_exception_of_a_unit_checked_by_the_command_is_raised_in_its_turn():
+    units = [*range(30), *[30] * 10, 31]
+    results = ordered(_fails_when_checked_by_the_command, units, 2)
+    assert [next(results) for _ in range(30)] == list(range(30))
+    taken = []
+    with pytest.raises(ValueError, match="thirty is refused"):
+        for result in results:
+            taken.append(result)
+    assert all(result == 30 for result in taken)  # the ones a worker checked, before it in input order
