@@ -122,15 +122,17 @@ def _in_order(work: Callable[[Any], Any], workers: list[_Worker], units: Iterato
     waiting: Any = _NONE  # the next unit, until a worker or this process takes it
     pickled = b""
     exhausted = False
+    upcoming = next(units, _NONE)  # one unit ahead: the last goes to a worker only if it is idle
     while True:
         while not exhausted and taken - yielded < limit:
             if waiting is _NONE:
-                waiting = next(units, _NONE)
+                waiting, upcoming = upcoming, next(units, _NONE) if upcoming is not _NONE else _NONE
                 if waiting is _NONE:
                     exhausted = True
                     break
                 pickled = bytes(ForkingPickler.dumps(waiting))
-            most = 2 if len(pickled) <= _SMALL_UNIT_BYTES else 1
+            # the last unit queued behind a busy worker's would leave this process idle while the worker ends both
+            most = 2 if len(pickled) <= _SMALL_UNIT_BYTES and upcoming is not _NONE else 1
             worker = min(workers, key=lambda candidate: len(candidate.sent))
             if len(worker.sent) >= most:
                 break

@@ -137,3 +137,17 @@ def test_an_exception_of_a_unit_checked_by_the_command_is_raised_in_its_turn():
         for result in results:
             taken.append(result)
     assert all(result == 30 for result in taken)  # the ones a worker checked, before it in input order
+
+
+def _pid_slow_in_the_command(number: int) -> int:
+    time.sleep(0.2 if os.getpid() == _COMMAND else 0.001)  # the worker long started and idle when it ends
+    return os.getpid()
+
+
+def test_the_last_unit_is_not_queued_behind_a_busy_worker():
+    """Queued behind a worker's unit, the last would leave the command's process idle while the worker ends both.
+    Units 0 and 1 go to the worker, 2 to the command; then 3 to the (idle) worker, and 4, the last, to the command."""
+    pids = list(ordered(_pid_slow_in_the_command, range(5), 2))
+    worker = pids[0]
+    assert worker != os.getpid()
+    assert pids == [worker, worker, os.getpid(), worker, os.getpid()]
