@@ -6,9 +6,9 @@ skipped saying so unless ERIS_REQUIRE_COMPILED=1, as in .ci/run)."""
 from __future__ import annotations
 
 import math
-import os
 
 import pytest
+from accelerators import compiled_or_skip
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,11 +17,8 @@ from profiles import fast_json, strict_json
 
 @pytest.fixture(autouse=True, scope="module", params=["compiled scan", "python checks"])
 def text_checks(request: pytest.FixtureRequest):
-    if request.param == "compiled scan" and fast_json._strict_scan is None:
-        message = "profiles._strict_scan was not built (no C compiler at install): the Python checks are used"
-        if os.environ.get("ERIS_REQUIRE_COMPILED") == "1":
-            pytest.fail(f"ERIS_REQUIRE_COMPILED=1 but {message}", pytrace=False)
-        pytest.skip(message)
+    if request.param == "compiled scan":
+        compiled_or_skip("_strict_scan", "the Python checks are used", module_level=False)
     with pytest.MonkeyPatch.context() as patch:
         if request.param == "python checks":
             patch.setattr(fast_json, "_strict_scan", None)

@@ -6,9 +6,8 @@ Where the module was not built (no C compiler) these tests are skipped saying so
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from accelerators import compiled_or_skip
 from case_files import load_tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,16 +15,7 @@ from mutations import element_paths, with_element_replaced
 
 from profiles.validator import Validator
 
-try:
-    from profiles import _gate_batch as compiled
-except ImportError:  # pragma: no cover - a build without a C compiler
-    compiled = None
-
-if compiled is None:
-    message = "profiles._gate_batch was not built (no C compiler at install): gate_refused maps passes_gate"
-    if os.environ.get("ERIS_REQUIRE_COMPILED") == "1":
-        pytest.fail(f"ERIS_REQUIRE_COMPILED=1 but {message}", pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+compiled = compiled_or_skip("_gate_batch", "gate_refused maps passes_gate")
 
 VALIDATOR = Validator()
 DOCUMENTS = [t.data for t in load_tests() if isinstance(t.data, dict) and "resourceType" in t.data]

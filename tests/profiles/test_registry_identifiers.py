@@ -6,9 +6,8 @@ Where the module was not built (no C compiler) these tests are skipped saying so
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from accelerators import compiled_or_skip
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -16,16 +15,7 @@ from profiles.clean_gate import RegistryIdentifiers
 from profiles.contract import load_contract
 from profiles.identifier_formats import is_nip, is_pesel, is_regon
 
-try:
-    from profiles import _registry_identifiers as compiled
-except ImportError:  # pragma: no cover - a build without a C compiler
-    compiled = None
-
-if compiled is None:
-    message = "profiles._registry_identifiers was not built (no C compiler at install): the Python walk is used"
-    if os.environ.get("ERIS_REQUIRE_COMPILED") == "1":
-        pytest.fail(f"ERIS_REQUIRE_COMPILED=1 but {message}", pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+compiled = compiled_or_skip("_registry_identifiers", "the Python walk is used")
 
 CONTRACT = load_contract()
 REGISTRY_SYSTEMS = sorted(ns.system for ns in CONTRACT.namespaces.values() if ns.format is not None)
