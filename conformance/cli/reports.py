@@ -9,7 +9,6 @@ import functools
 import os
 import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -302,6 +301,8 @@ def run_report(args: argparse.Namespace) -> int:
             with Receiver(host=args.receiver_host, port=args.receiver_port, public_url=args.public_url) as receiver:
                 outcome = obtain(delivery=ReceiverDelivery(receiver))
         else:
+            import tempfile  # here: eris validate, which imports this module's parser, starts without it
+
             with tempfile.TemporaryDirectory(prefix="eris-report-") as workdir:
                 delivery = StoreDelivery(args.storage, connection_string, workdir=Path(workdir))
                 try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
@@ -83,6 +82,8 @@ def _run_validate(args: argparse.Namespace) -> int:
     if output is None:
         stream = sys.stdout
     else:
+        import tempfile  # here: a run writing to stdout starts without it (and shutil, random: ~3 ms)
+
         try:  # the report goes to a temporary file first: a failed run never leaves half a report
             stream = tempfile.NamedTemporaryFile(  # noqa: SIM115
                 "w", encoding="utf-8", dir=output.parent, prefix=f".{output.name}.", delete=False
