@@ -57,11 +57,13 @@ def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) ->
     gc.freeze()
     context = multiprocessing.get_context("fork")
     workers = [_Worker(context) for _ in range(jobs - 1)]
+    spool = _Spool()
     try:
-        yield from _in_order(work, workers, _chain(first, second, pending_units), 2 * jobs + 2)
+        yield from _in_order(work, workers, _chain(first, second, pending_units), 2 * jobs + 2, spool)
     finally:
         for worker in workers:
             worker.stop()
+        spool.remove()
         gc.unfreeze()
         _work = None
 
@@ -104,16 +106,18 @@ class _Worker:
         self.process.join()
 
 
-def _in_order(work: Callable[[Any], Any], workers: list[_Worker], units: Iterator[Unit], limit: int) -> Iterator[Any]:
+def _in_order(
+    work: Callable[[Any], Any], workers: list[_Worker], units: Iterator[Unit], limit: int, spool: _Spool
+) -> Iterator[Any]:
     """The results of `units`, in order, by the workers and by `work` in this process; at most `limit` units are read
     and not yet yielded (memory flat in the input).
 
-    A worker checking a unit is sent the next one too when it is small (a span of a file, file names): it finds it
-    waiting when it is done, instead of idling while its result and the next unit cross (~0.9 ms a unit, 5% of a 1 MiB
-    span's time), and while this process checks a unit of its own. A large unit (lines read from stdin) goes only to
-    a worker with none: one sending back a large result would wait for this process, which would be waiting to send
-    it the unit; a small one always fits in the pipe's buffer. This process takes a unit itself when every worker has
-    as many as it may hold, and takes the workers' results between its own units."""
+    A worker checking a unit is sent the next one too: it finds it waiting when it is done, instead of idling while its
+    result and the next unit cross (~0.9 ms a unit, 5% of a 1 MiB span's time), and while this process checks a unit
+    of its own. What goes down a pipe is always small (a span of a file, file names, or the name of the file a large
+    unit was spooled to: lines read from stdin), so that sending never waits for a worker, which may be waiting to send
+    back a large result. This process takes a unit itself when every worker holds two, and takes the workers' results
+    between its own units."""
     from multiprocessing.connection import wait
     from multiprocessing.reduction import ForkingPickler
 
@@ -130,12 +134,14 @@ def _in_order(work: Callable[[Any], Any], workers: list[_Worker], units: Iterato
                 if waiting is _NONE:
                     exhausted = True
                     break
-                pickled = bytes(ForkingPickler.dumps(waiting))
             # the last unit queued behind a busy worker's would leave this process idle while the worker ends both
-            most = 2 if len(pickled) <= _SMALL_UNIT_BYTES and upcoming is not _NONE else 1
+            most = 2 if upcoming is not _NONE else 1
             worker = min(workers, key=lambda candidate: len(candidate.sent))
             if len(worker.sent) >= most:
                 break
+            pickled = bytes(ForkingPickler.dumps(waiting))
+            if len(pickled) > _SMALL_UNIT_BYTES:
+                pickled = bytes(ForkingPickler.dumps(_Spooled(spool.write(pickled))))
             worker.send(taken, pickled)
             taken += 1
             waiting = _NONE
@@ -167,7 +173,56 @@ def _in_order(work: Callable[[Any], Any], workers: list[_Worker], units: Iterato
 
 
 _SMALL_UNIT_BYTES = 4096
-"""A unit this small fits in a pipe's buffer (64 KiB or more) beside another: sending it never waits for the worker."""
+"""A unit this small fits in a pipe's buffer (64 KiB or more) beside another: sending it never waits for the worker.
+A larger one is spooled to a file, and its name sent."""
+
+
+class _Spool:
+    """A folder of this run's large units, each in a file of its own until the worker it was sent to reads it (at
+    most `2 x jobs + 2` of them at a time); made at the first large unit, removed with the workers."""
+
+    def __init__(self) -> None:
+        self.folder: str | None = None
+        self.count = 0
+
+    def write(self, pickled: bytes) -> str:
+        if self.folder is None:
+            import tempfile
+
+            self.folder = tempfile.mkdtemp(prefix="eris-validate-")
+        self.count += 1
+        path = os.path.join(self.folder, f"{self.count}.unit")
+        with open(path, "wb") as spooled:
+            spooled.write(pickled)
+        return path
+
+    def remove(self) -> None:
+        if self.folder is not None:
+            import shutil
+
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class _Spooled:
+    """A unit sent by the name of the file it was spooled to."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[type[_Spooled], tuple[str]]:
+        return _Spooled, (self.path,)
+
+    def load(self) -> Any:
+        from multiprocessing.reduction import ForkingPickler
+
+        with open(self.path, "rb") as spooled:
+            pickled = spooled.read()
+        os.unlink(self.path)
+        return ForkingPickler.loads(pickled)
+
+
 _NONE = object()
 
 
@@ -199,6 +254,8 @@ def _serve(connection: Any, parents: Any) -> None:
         except EOFError:
             return
         try:
+            if type(unit) is _Spooled:
+                unit = unit.load()
             answer: tuple[bool, Any] = (True, _work(unit))
         except Exception as error:
             answer = (False, error)

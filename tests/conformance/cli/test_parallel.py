@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import tempfile
 import time
 
 import pytest
@@ -151,3 +152,20 @@ def test_the_last_unit_is_not_queued_behind_a_busy_worker():
     worker = pids[0]
     assert worker != os.getpid()
     assert pids == [worker, worker, os.getpid(), worker, os.getpid()]
+
+
+def _spool_folders() -> set[str]:
+    return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("eris-validate-")}
+
+
+def _length_and_spool_folders(data: bytes) -> tuple[int, set[str]]:
+    return len(data), _spool_folders()
+
+
+def test_large_units_go_by_a_spooled_file_removed_after_the_run():
+    before = _spool_folders()
+    units = [bytes([number]) * (1 << 20) for number in range(8)]  # 1 MiB each: lines read from stdin, say
+    results = list(ordered(_length_and_spool_folders, units, 2))
+    assert [length for length, _ in results] == [1 << 20] * 8
+    assert any(folders - before for _, folders in results)  # the units went by a file, not down the pipe
+    assert _spool_folders() == before
