@@ -141,7 +141,10 @@ def _in_order(
                 break
             pickled = bytes(ForkingPickler.dumps(waiting))
             if len(pickled) > _SMALL_UNIT_BYTES:
-                pickled = bytes(ForkingPickler.dumps(_Spooled(spool.write(pickled))))
+                path = spool.write(pickled)
+                if path is None:
+                    break  # no folder to spool it to: this process checks it
+                pickled = bytes(ForkingPickler.dumps(_Spooled(path)))
             worker.send(taken, pickled)
             taken += 1
             waiting = _NONE
@@ -184,16 +187,25 @@ class _Spool:
     def __init__(self) -> None:
         self.folder: str | None = None
         self.count = 0
+        self.failed = False
 
-    def write(self, pickled: bytes) -> str:
-        if self.folder is None:
-            import tempfile
+    def write(self, pickled: bytes) -> str | None:
+        """The file the unit was written to; None where no temporary folder can be written (the command then checks
+        the large units itself)."""
+        if self.failed:
+            return None
+        try:
+            if self.folder is None:
+                import tempfile
 
-            self.folder = tempfile.mkdtemp(prefix="eris-validate-")
-        self.count += 1
-        path = os.path.join(self.folder, f"{self.count}.unit")
-        with open(path, "wb") as spooled:
-            spooled.write(pickled)
+                self.folder = tempfile.mkdtemp(prefix="eris-validate-")
+            self.count += 1
+            path = os.path.join(self.folder, f"{self.count}.unit")
+            with open(path, "wb") as spooled:
+                spooled.write(pickled)
+        except OSError:
+            self.failed = True
+            return None
         return path
 
     def remove(self) -> None:

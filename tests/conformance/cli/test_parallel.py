@@ -169,3 +169,15 @@ def test_large_units_go_by_a_spooled_file_removed_after_the_run():
     assert [length for length, _ in results] == [1 << 20] * 8
     assert any(folders - before for _, folders in results)  # the units went by a file, not down the pipe
     assert _spool_folders() == before
+
+
+def test_where_no_temporary_folder_can_be_written_the_command_checks_the_large_units(monkeypatch, tmp_path):
+    unwritable = tmp_path / "not-a-folder"
+    unwritable.write_text("")  # a file: no folder can be made below it
+    monkeypatch.setattr(tempfile, "tempdir", str(unwritable))
+    units = [bytes([number]) * (1 << 20) for number in range(6)]
+    assert list(ordered(_pid_of_a_large_unit, units, 2)) == [os.getpid()] * 6  # slower, not failed
+
+
+def _pid_of_a_large_unit(data: bytes) -> int:
+    return os.getpid()
