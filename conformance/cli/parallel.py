@@ -124,7 +124,6 @@ def _in_order(
     finished: dict[int, Any] = {}
     taken = yielded = 0  # units sent to a worker or checked here; results yielded
     waiting: Any = _NONE  # the next unit, until a worker or this process takes it
-    pickled = b""
     exhausted = False
     upcoming = next(units, _NONE)  # one unit ahead: the last goes to a worker only if it is idle
     while True:
