@@ -70,14 +70,13 @@ def loads(data: bytes | str) -> Any:
     return value
 
 
-def loads_lines(lines: list[bytes], text: bytes | None = None) -> tuple[list[Any], list[int]]:
+def loads_lines(lines: list[bytes]) -> tuple[list[Any], list[int]]:
     """`loads` of each of `lines` (UTF-8 bytes, no b"\\n" in any), and the indices of the lines it refuses, in order:
-    their item is the strict_json.StrictJSONError that `loads` raises. `text`, when given, is b"\\n".join(lines) (the
-    text they were split from: saves joining them again).
+    their item is the strict_json.StrictJSONError that `loads` raises.
 
     A few dozen lines at a time: their values stay in the processor's cache until they are checked and dropped
     (a thousand lines' values, ten megabytes of objects, took half as long again to make)."""
-    whole = b"\n".join(lines) if text is None else text
+    whole = b"\n".join(lines)
     scanned = _strict_scan is not None
     # the scan looks for escapes, depth, long numbers and a member name twice; the Python checks for the first two
     doubtful = set(_strict_scan.doubtful_lines(whole, True)) if scanned else _escaped_or_deep_lines(whole, lines)

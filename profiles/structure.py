@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from functools import cached_property
 from typing import Any
 
@@ -57,16 +57,10 @@ class SchemaStore:
         documents = with_fast_patterns(self.documents)
         return jsonschema_rs.Registry([(doc["$id"], doc) for doc in documents.values()])
 
-    def compile(self, schema: dict[str, Any], formats: Mapping[str, Callable[[str], bool]] | None = None) -> Any:
+    def compile(self, schema: dict[str, Any]) -> Any:
         """A validator for a schema that refers to the schema files by their $id, to be asked only is_valid (the
-        files' patterns are in their fast form); with `formats` (custom format checks), every format keyword is
-        asserted, not only annotated."""
-        schema = with_fast_patterns({"": schema})[""]
-        if formats:
-            return jsonschema_rs.validator_for(
-                schema, registry=self.verdict_registry, formats=dict(formats), validate_formats=True
-            )
-        return jsonschema_rs.validator_for(schema, registry=self.verdict_registry)
+        files' patterns are in their fast form)."""
+        return jsonschema_rs.validator_for(with_fast_patterns({"": schema})[""], registry=self.verdict_registry)
 
     def _message(self, error: Any, kind_name: str) -> str:
         """The engine's message, except for a shared primitive's pattern: its description, not the regex."""

@@ -344,7 +344,7 @@ class Validator:
                     context,
                 )
             )
-            if built is not None and context == RESOURCE and not gate.functions and self._gated:
+            if built is not None and context == RESOURCE and not gate.functions:
                 self._gate_table[rules.resource_type] = built.parts
         return self._gates[key]
 

@@ -15,6 +15,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 __all__ = ["default_jobs", "ordered"]
@@ -214,16 +215,11 @@ class _Spool:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
+@dataclass(frozen=True, slots=True)
 class _Spooled:
     """A unit sent by the name of the file it was spooled to."""
 
-    __slots__ = ("path",)
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def __reduce__(self) -> tuple[type[_Spooled], tuple[str]]:
-        return _Spooled, (self.path,)
+    path: str
 
     def load(self) -> Any:
         from multiprocessing.reduction import ForkingPickler
@@ -238,7 +234,7 @@ _NONE = object()
 
 
 class _Failure:
-    """The exception a unit's work raised in a worker."""
+    """The exception a unit's work raised (in a worker or in the command's process), raised in the unit's turn."""
 
     __slots__ = ("error",)
 

@@ -49,7 +49,7 @@ def test_eris_validate_no_longer_faults_its_units_in_again(tmp_path: Path) -> No
     assert kept < default * 0.6, (default, kept)
 
 
-def test_eris_validate_sets_the_thresholds_before_it_checks(tmp_path, monkeypatch, capsys) -> None:
+def test_eris_validate_sets_the_thresholds_before_it_checks(tmp_path, monkeypatch) -> None:
     calls = []
     monkeypatch.setattr(validate_command, "keep_freed_memory", lambda: calls.append("kept") or True)
     payload = tmp_path / "payload.json"
