@@ -26,6 +26,10 @@ __all__ = ["LINES_BYTES", "units"]
 LINES_BYTES = 1 << 20
 """NDJSON bytes of one unit (a span of a file, or lines of stdin): about a thousand payloads, enough to make sending
 it to a worker cheap."""
+TAIL_SPANS = 3
+"""The last bytes of a file, this many LINES_BYTES, are cut in spans a quarter as long, so that the processes of
+--jobs end together: a whole span taken last by one of them kept it ~15 ms (2% of a run of 100,000 payloads) after
+the other had ended; a quarter span, ~4 ms."""
 HEAD_BYTES = 1 << 20
 """The first bytes of stdin or a large .json file, read to tell NDJSON (a whole value on the first line) from one
 document."""
@@ -98,13 +102,18 @@ def _large_file(source: str) -> Iterator[Unit]:
 
 
 def _spans(source: str, handle: BinaryIO) -> Iterator[Span]:
-    """The file cut every LINES_BYTES bytes, whatever is there: each span is read where it is checked. The last
-    one goes on to the end of the file, however long it has grown."""
+    """The file cut every LINES_BYTES bytes, whatever is there, and in quarters of that over its last TAIL_SPANS x
+    LINES_BYTES: each span is read where it is checked. The last one goes on to the end of the file, however long it
+    has grown."""
     size = os.fstat(handle.fileno()).st_size
+    tail = size - TAIL_SPANS * LINES_BYTES
     start = 0
-    while start + LINES_BYTES < size:
-        yield Span(source, start, start + LINES_BYTES)
-        start += LINES_BYTES
+    while True:
+        step = LINES_BYTES if start < tail else max(1, LINES_BYTES // 4)
+        if start + step >= size:
+            break
+        yield Span(source, start, start + step)
+        start += step
     yield Span(source, start, None)
 
 
