@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
+import select
 import signal
+import socket
+import struct
+import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -42,9 +48,7 @@ def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) ->
     pending_units = iter(units)
     first = next(pending_units, None)
     second = next(pending_units, None) if first is not None else None
-    if jobs > 1 and second is not None:
-        import multiprocessing  # here: a run of one process (a pre-commit hook) starts without it
-    if jobs <= 1 or second is None or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or second is None or not hasattr(os, "fork"):
         if first is not None:
             yield work(first)
         if second is not None:
@@ -56,11 +60,19 @@ def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) ->
     # what the workers inherit is left alone by the collector: its walk would write every object's header and
     # so copy the pages the workers share with this process
     gc.freeze()
-    context = multiprocessing.get_context("fork")
-    workers = [_Worker(context) for _ in range(jobs - 1)]
+    workers: list[_Worker] = []
     spool = _Spool()
     try:
-        yield from _in_order(work, workers, _chain(first, second, pending_units), 2 * jobs + 2, spool)
+        for _ in range(jobs - 1):
+            try:
+                workers.append(_Worker(workers))
+            except OSError:  # no more processes allowed (a limit of the system or the user): fewer workers
+                break
+        pending = _chain(first, second, pending_units)
+        if workers:
+            yield from _in_order(work, workers, pending, 2 * jobs + 2, spool)
+        else:
+            yield from map(work, pending)
     finally:
         for worker in workers:
             worker.stop()
@@ -70,17 +82,32 @@ def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) ->
 
 
 class _Worker:
-    """A forked process checking the units sent down its pipe, one after the other, and sending back each result
-    (or the exception it raised). The pipe is read and written by the command's main thread only: multiprocessing.Pool
-    kept three threads in the command's process, which took ~0.1 s of CPU from the workers in a 1-second run."""
+    """A forked process checking the units sent down its socket, one after the other, and sending back each result
+    (or the exception it raised). The socket is read and written by the command's main thread only:
+    multiprocessing.Pool kept three threads in the command's process, which took ~0.1 s of CPU from the workers in a
+    1-second run; and multiprocessing itself is not imported, ~6 ms of every run."""
 
-    def __init__(self, context: Any) -> None:
-        self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, self.connection), daemon=True)
-        self.process.start()
+    def __init__(self, others: list[_Worker]) -> None:
+        ours, theirs = socket.socketpair()
+        for stream in (sys.stdout, sys.stderr):  # what the command wrote is not written again by the worker
+            if stream is not None:
+                stream.flush()
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker: it never returns into the command's code
+            code = 1
+            try:
+                ours.close()
+                for other in others:  # so that a worker ends when the command closes its socket, not the last
+                    other.connection.close()
+                _serve(_Connection(theirs))
+                code = 0
+            finally:
+                os._exit(code)
         theirs.close()
+        self.connection = _Connection(ours)
         self.sent: deque[int] = deque()
         """The numbers of the units sent and not yet answered, in the order sent (and so answered)."""
+        self.exit_code: int | None = None
 
     def send(self, number: int, pickled: bytes) -> None:
         try:
@@ -92,19 +119,89 @@ class _Worker:
     def receive(self) -> tuple[int, _Failure | Any]:
         """The number of the unit answered, and its result or the failure to raise when its turn comes."""
         try:
-            succeeded, result = self.connection.recv()
+            succeeded, result = self.connection.receive()
         except (EOFError, ConnectionResetError):
             raise self._ended() from None
         return self.sent.popleft(), result if succeeded else _Failure(result)
 
     def _ended(self) -> RuntimeError:
-        self.process.join(timeout=1)
-        return RuntimeError(f"a worker of eris validate ended unexpectedly (exit code {self.process.exitcode})")
+        """The error to raise for a worker whose socket broke: it ended, or is ending (its exit code is awaited
+        for up to a second)."""
+        for _ in range(100):
+            if self._reaped(os.WNOHANG):
+                break
+            time.sleep(0.01)
+        return RuntimeError(f"a worker of eris validate ended unexpectedly (exit code {self.exit_code})")
 
     def stop(self) -> None:
         self.connection.close()
-        self.process.terminate()
-        self.process.join()
+        if self.exit_code is None:
+            os.kill(self.pid, signal.SIGTERM)  # not reaped yet: the process id is still this worker's
+            self._reaped(0)
+
+    def _reaped(self, options: int) -> bool:
+        if self.exit_code is None:
+            pid, status = os.waitpid(self.pid, options)
+            if pid:
+                self.exit_code = os.waitstatus_to_exitcode(status)
+        return self.exit_code is not None
+
+
+class _Connection:
+    """Pickles, each framed by its length, over one end of a socket pair (the framing of
+    multiprocessing.connection)."""
+
+    _LENGTH = struct.Struct("!Q")
+
+    def __init__(self, end: socket.socket) -> None:
+        self.end = end
+
+    def fileno(self) -> int:
+        return self.end.fileno()
+
+    def send(self, value: Any) -> None:
+        self.send_bytes(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+
+    def send_bytes(self, data: bytes) -> None:
+        if len(data) < _SMALL_MESSAGE_BYTES:
+            self.end.sendall(self._LENGTH.pack(len(data)) + data)
+        else:  # not copied into one message
+            self.end.sendall(self._LENGTH.pack(len(data)))
+            self.end.sendall(data)
+
+    def receive(self) -> Any:
+        (length,) = self._LENGTH.unpack(self._exactly(self._LENGTH.size))
+        return pickle.loads(self._exactly(length))
+
+    def _exactly(self, length: int) -> bytes | bytearray:
+        data = self.end.recv(length) if length < _SMALL_MESSAGE_BYTES else b""
+        if len(data) == length:
+            return data
+        whole = bytearray(length)
+        whole[: len(data)] = data
+        view, filled = memoryview(whole), len(data)
+        while filled < length:
+            received = self.end.recv_into(view[filled:])
+            if not received:
+                raise EOFError
+            filled += received
+        return whole
+
+    def close(self) -> None:
+        self.end.close()
+
+
+_SMALL_MESSAGE_BYTES = 1 << 16
+
+
+def _readable(workers: dict[int, _Worker], timeout: float | None) -> list[_Worker]:
+    """The workers among `workers` (by the file number of their socket) with an answer to read (or that ended),
+    waiting at most `timeout` seconds (None: until one has)."""
+    poller = select.poll()
+    for number in workers:
+        poller.register(number, select.POLLIN)
+    milliseconds = None if timeout is None else int(timeout * 1000)
+    return [workers[number] for number, _ in poller.poll(milliseconds)]
 
 
 def _in_order(
@@ -119,9 +216,6 @@ def _in_order(
     unit was spooled to: lines read from stdin), so that sending never waits for a worker, which may be waiting to send
     back a large result. This process takes a unit itself when every worker holds two, and takes the workers' results
     between its own units."""
-    from multiprocessing.connection import wait
-    from multiprocessing.reduction import ForkingPickler
-
     finished: dict[int, Any] = {}
     taken = yielded = 0  # units sent to a worker or checked here; results yielded
     waiting: Any = _NONE  # the next unit, until a worker or this process takes it
@@ -139,18 +233,18 @@ def _in_order(
             worker = min(workers, key=lambda candidate: len(candidate.sent))
             if len(worker.sent) >= most:
                 break
-            pickled = bytes(ForkingPickler.dumps(waiting))
+            pickled = pickle.dumps(waiting, pickle.HIGHEST_PROTOCOL)
             if len(pickled) > _SMALL_UNIT_BYTES:
                 path = spool.write(pickled)
                 if path is None:
                     break  # no folder to spool it to: this process checks it
-                pickled = bytes(ForkingPickler.dumps(_Spooled(path)))
+                pickled = pickle.dumps(_Spooled(path), pickle.HIGHEST_PROTOCOL)
             worker.send(taken, pickled)
             taken += 1
             waiting = _NONE
-        busy = {worker.connection: worker for worker in workers if worker.sent}
-        for connection in wait(list(busy), timeout=0) if busy else ():
-            number, result = busy[connection].receive()
+        busy = {worker.connection.fileno(): worker for worker in workers if worker.sent}
+        for worker in _readable(busy, timeout=0) if busy else ():
+            number, result = worker.receive()
             finished[number] = result
         if yielded in finished:
             result = finished.pop(yielded)
@@ -170,8 +264,8 @@ def _in_order(
             continue
         if not busy:
             return
-        for connection in wait(list(busy)):
-            number, result = busy[connection].receive()
+        for worker in _readable(busy, timeout=None):
+            number, result = worker.receive()
             finished[number] = result
 
 
@@ -222,12 +316,10 @@ class _Spooled:
     path: str
 
     def load(self) -> Any:
-        from multiprocessing.reduction import ForkingPickler
-
         with open(self.path, "rb") as spooled:
             pickled = spooled.read()
         os.unlink(self.path)
-        return ForkingPickler.loads(pickled)
+        return pickle.loads(pickled)
 
 
 _NONE = object()
@@ -248,16 +340,15 @@ def _chain(first: Unit, second: Unit, rest: Iterator[Unit]) -> Iterator[Unit]:
     yield from rest
 
 
-def _serve(connection: Any, parents: Any) -> None:
+def _serve(connection: _Connection) -> None:
     """A worker's life: check each unit received, send back its result or the exception it raised, until the
-    command closes the pipe."""
+    command closes its socket."""
     # Ctrl-C reaches the whole process group: the command stops the workers itself, without a traceback each
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parents.close()  # the command's end, inherited by the fork: closed, so that its closing ends this loop
     assert _work is not None, "a worker of conformance.cli.parallel runs only inside ordered()"
     while True:
         try:
-            unit = connection.recv()
+            unit = connection.receive()
         except EOFError:
             return
         try:

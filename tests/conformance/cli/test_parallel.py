@@ -181,3 +181,11 @@ def test_where_no_temporary_folder_can_be_written_the_command_checks_the_large_u
 
 def _pid_of_a_large_unit(data: bytes) -> int:
     return os.getpid()
+
+
+def test_where_no_process_can_be_forked_the_command_checks_every_unit(monkeypatch):
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork(2)'s EAGAIN at a process limit
+
+    monkeypatch.setattr(os, "fork", refused)
+    assert list(ordered(_pid_of_a_large_unit, range(10), 2)) == [os.getpid()] * 10
