@@ -26,23 +26,31 @@ _UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
 
 def merged(schema: Any) -> Any:
     """`schema` with the same verdict on every instance, its descending parts joined."""
-    if not isinstance(schema, dict):
+    return _merged(schema, {})
+
+
+def _merged(schema: Any, produced: dict[int, Any]) -> Any:
+    """merged(); `produced` holds what this call made, by id, kept alive so that no id is reused. Joined members
+    are merged again as parts of an allOf (`_all`): a result of merged is its own merge, so it is taken as it is
+    instead of walked again (the gates of a run: 8,888 calls without, 8.5 ms)."""
+    if not isinstance(schema, dict) or produced.get(id(schema)) is schema:
         return schema
     schema = _unguarded(schema)
     result: Schema = {}
     for keyword, value in schema.items():
         if keyword == "properties":
-            result[keyword] = {name: merged(member) for name, member in value.items()}
+            result[keyword] = {name: _merged(member, produced) for name, member in value.items()}
         elif keyword in ("items", "not", "if", "then", "else", "contains", "additionalProperties", "propertyNames"):
-            result[keyword] = merged(value)
+            result[keyword] = _merged(value, produced)
         elif keyword in ("anyOf", "oneOf"):
-            result[keyword] = [merged(member) for member in value]
+            result[keyword] = [_merged(member, produced) for member in value]
         elif keyword == "allOf":
-            result[keyword] = _joined([merged(member) for member in _flat(value)])
+            result[keyword] = _joined([_merged(member, produced) for member in _flat(value)], produced)
         else:
             result[keyword] = value
     if set(result) == {"allOf"} and len(result["allOf"]) == 1:
         return result["allOf"][0]
+    produced[id(result)] = result
     return result
 
 
@@ -71,10 +79,10 @@ def _flat(members: list[Any]) -> list[Any]:
     return flat
 
 
-def _joined(members: list[Any]) -> list[Any]:
+def _joined(members: list[Any], produced: dict[int, Any]) -> list[Any]:
     """The members that only descend joined into one (first in the list, where the first of them stood), and so
     the steps of a path through an array (rule_schemas.at_path)."""
-    members = _steps_joined(members)
+    members = _steps_joined(members, produced)
     descending = [m for m in members if isinstance(m, dict) and m and set(m) <= _DESCENDING]
     if len(descending) < 2:
         return members
@@ -87,9 +95,9 @@ def _joined(members: list[Any]) -> list[Any]:
         if "required" in member:
             joined["required"] = sorted({*joined.get("required", ()), *member["required"]})
     if "properties" in joined:
-        joined["properties"] = {name: _all(subs) for name, subs in joined["properties"].items()}
+        joined["properties"] = {name: _all(subs, produced) for name, subs in joined["properties"].items()}
     if "items" in joined:
-        joined["items"] = _all(joined["items"])
+        joined["items"] = _all(joined["items"], produced)
     rest = [m for m in members if not any(m is d for d in descending)]
     return [joined, *rest]
 
@@ -105,20 +113,20 @@ def _is_step(member: Any) -> bool:
     )
 
 
-def _steps_joined(members: list[Any]) -> list[Any]:
+def _steps_joined(members: list[Any], produced: dict[int, Any]) -> list[Any]:
     """Path steps side by side joined into one: each array walked once for all of them."""
     steps = [m for m in members if _is_step(m)]
     if len(steps) < 2:
         return members
     joined = {
         "if": _ARRAY,
-        "then": {"items": _all([step["then"]["items"] for step in steps])},
-        "else": _all([step["else"] for step in steps]),
+        "then": {"items": _all([step["then"]["items"] for step in steps], produced)},
+        "else": _all([step["else"] for step in steps], produced),
     }
     first = members.index(steps[0])
     rest = [m for m in members if not _is_step(m)]
     return [*rest[:first], joined, *rest[first:]]
 
 
-def _all(schemas: list[Any]) -> Any:
-    return merged({"allOf": schemas}) if len(schemas) > 1 else schemas[0]
+def _all(schemas: list[Any], produced: dict[int, Any]) -> Any:
+    return _merged({"allOf": schemas}, produced) if len(schemas) > 1 else schemas[0]

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from mutations import element_paths, with_element_replaced
 
 from profiles.clean_gate import clean_gate
-from profiles.contract import RESOURCE
-from profiles.schema_merge import merged
+from profiles.contract import RESOURCE, WRITE
+from profiles.schema_merge import _merged, merged
 from profiles.validator import Validator
 
 VALIDATOR = Validator()
@@ -84,3 +84,28 @@ def test_merging_joins_shared_paths_and_drops_idle_type_guards():
     }
     kept = {"if": {"type": "object"}, "then": {"required": ["a"], "minimum": 1}}  # minimum is not an object keyword
     assert merged(kept) == kept
+
+
+class _NothingProduced(dict):
+    """A memo of merged() that never finds what it holds: every part walked again, as before the memo."""
+
+    def get(self, key, default=None):
+        return default
+
+
+def _written_gates():
+    """The gate of every resource type in each context where it has one, as written."""
+    documents = VALIDATOR.schemas.documents
+    for name, rules in sorted(VALIDATOR.contract.resources.items()):
+        structure = documents[rules.schema.removesuffix(".schema.json")]["$id"] if rules.schema else ""
+        for context in (RESOURCE, WRITE):
+            written = clean_gate(VALIDATOR.contract, rules, context, structure, merge=False)
+            if written is not None:
+                yield pytest.param(written.schema, id=f"{name}-{context}")
+
+
+@pytest.mark.parametrize("schema", list(_written_gates()))
+def test_merging_takes_its_own_results_as_they_are_without_changing_the_gate(schema):
+    once = merged(schema)
+    assert once == _merged(schema, _NothingProduced())
+    assert merged(once) == once  # what the memo relies on: a merged schema is its own merge
