@@ -10,6 +10,7 @@ at most `2 x jobs + 2` units are read and not yet written, so memory stays flat 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import pickle
@@ -60,12 +61,15 @@ def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) ->
     # what the workers inherit is left alone by the collector: its walk would write every object's header and
     # so copy the pages the workers share with this process
     gc.freeze()
+    for stream in (sys.stdout, sys.stderr):  # what the command wrote is not written again by a worker
+        if stream is not None:
+            stream.flush()
     workers: list[_Worker] = []
     spool = _Spool()
     try:
         for _ in range(jobs - 1):
             try:
-                workers.append(_Worker(workers))
+                _Worker(workers)
             except OSError:  # no more processes allowed (a limit of the system or the user): fewer workers
                 break
         pending = _chain(first, second, pending_units)
@@ -87,27 +91,42 @@ class _Worker:
     multiprocessing.Pool kept three threads in the command's process, which took ~0.1 s of CPU from the workers in a
     1-second run; and multiprocessing itself is not imported, ~6 ms of every run."""
 
-    def __init__(self, others: list[_Worker]) -> None:
+    def __init__(self, workers: list[_Worker]) -> None:
+        """Forks the worker and adds it to `workers`, the command's others (whose sockets it closes)."""
         ours, theirs = socket.socketpair()
-        for stream in (sys.stdout, sys.stderr):  # what the command wrote is not written again by the worker
-            if stream is not None:
-                stream.flush()
-        self.pid = os.fork()
-        if self.pid == 0:  # the worker: it never returns into the command's code
+        # Ctrl-C between the fork and the worker's ignoring it would unwind the command's code in the worker (its
+        # `finally` blocks remove the spool and the report's temporary file): held until each side is ready for it
+        signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPT)
+        try:
+            pid = os.fork()
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPT)
+            ours.close()
+            theirs.close()
+            raise
+        if pid == 0:  # the worker: it never returns into the command's code
             code = 1
             try:
+                # Ctrl-C reaches the whole process group: the command stops the workers itself, without a
+                # traceback each
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPT)
                 ours.close()
-                for other in others:  # so that a worker ends when the command closes its socket, not the last
+                for other in workers:  # so that a worker ends when the command closes its socket, not the last
                     other.connection.close()
                 _serve(_Connection(theirs))
                 code = 0
             finally:
                 os._exit(code)
+        self.pid = pid
         theirs.close()
         self.connection = _Connection(ours)
         self.sent: deque[int] = deque()
         """The numbers of the units sent and not yet answered, in the order sent (and so answered)."""
-        self.exit_code: int | None = None
+        self.exit_code: int | str | None = None
+        """None while the worker runs; its exit code, or _UNKNOWN where the system reaped it."""
+        workers.append(self)  # before a Ctrl-C held meanwhile is raised: so that the command stops this worker too
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPT)
 
     def send(self, number: int, pickled: bytes) -> None:
         try:
@@ -131,25 +150,30 @@ class _Worker:
             if self._reaped(os.WNOHANG):
                 break
             time.sleep(0.01)
-        return RuntimeError(f"a worker of eris validate ended unexpectedly (exit code {self.exit_code})")
+        code = "unknown" if self.exit_code is None else self.exit_code
+        return RuntimeError(f"a worker of eris validate ended unexpectedly (exit code {code})")
 
     def stop(self) -> None:
         self.connection.close()
         if self.exit_code is None:
-            os.kill(self.pid, signal.SIGTERM)  # not reaped yet: the process id is still this worker's
+            with contextlib.suppress(ProcessLookupError):  # reaped by the system already (see _reaped)
+                os.kill(self.pid, signal.SIGTERM)
             self._reaped(0)
 
     def _reaped(self, options: int) -> bool:
         if self.exit_code is None:
-            pid, status = os.waitpid(self.pid, options)
+            try:
+                pid, status = os.waitpid(self.pid, options)
+            except ChildProcessError:  # SIGCHLD ignored, as a parent may pass it on: the system reaped the worker
+                self.exit_code = _UNKNOWN
+                return True
             if pid:
                 self.exit_code = os.waitstatus_to_exitcode(status)
         return self.exit_code is not None
 
 
 class _Connection:
-    """Pickles, each framed by its length, over one end of a socket pair (the framing of
-    multiprocessing.connection)."""
+    """Pickles over one end of a socket pair, each after its length in 8 bytes."""
 
     _LENGTH = struct.Struct("!Q")
 
@@ -192,6 +216,8 @@ class _Connection:
 
 
 _SMALL_MESSAGE_BYTES = 1 << 16
+_INTERRUPT = {signal.SIGINT}
+_UNKNOWN = "unknown"
 
 
 def _readable(workers: dict[int, _Worker], timeout: float | None) -> list[_Worker]:
@@ -212,7 +238,7 @@ def _in_order(
 
     A worker checking a unit is sent the next one too: it finds it waiting when it is done, instead of idling while its
     result and the next unit cross (~0.9 ms a unit, 5% of a 1 MiB span's time), and while this process checks a unit
-    of its own. What goes down a pipe is always small (a span of a file, file names, or the name of the file a large
+    of its own. What goes down a socket is always small (a span of a file, file names, or the name of the file a large
     unit was spooled to: lines read from stdin), so that sending never waits for a worker, which may be waiting to send
     back a large result. This process takes a unit itself when every worker holds two, and takes the workers' results
     between its own units."""
@@ -270,8 +296,8 @@ def _in_order(
 
 
 _SMALL_UNIT_BYTES = 4096
-"""A unit this small fits in a pipe's buffer (64 KiB or more) beside another: sending it never waits for the worker.
-A larger one is spooled to a file, and its name sent."""
+"""A unit this small fits in a socket's buffer (8 KiB or more; ~200 KiB on Linux) beside another: sending it never
+waits for the worker. A larger one is spooled to a file, and its name sent."""
 
 
 class _Spool:
@@ -343,8 +369,6 @@ def _chain(first: Unit, second: Unit, rest: Iterator[Unit]) -> Iterator[Unit]:
 def _serve(connection: _Connection) -> None:
     """A worker's life: check each unit received, send back its result or the exception it raised, until the
     command closes its socket."""
-    # Ctrl-C reaches the whole process group: the command stops the workers itself, without a traceback each
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     assert _work is not None, "a worker of conformance.cli.parallel runs only inside ordered()"
     while True:
         try:
