@@ -93,15 +93,18 @@ def test_a_line_longer_than_many_spans_is_read_once_by_the_span_it_begins_in(tmp
     assert [entry["line"] for entry in report["results"]] == [2, 4]
 
 
-def test_the_end_of_a_file_is_cut_in_spans_a_quarter_as_long(tmp_path, monkeypatch):
-    """So that the processes of --jobs end together; the spans still follow each other from the first byte to the
-    end of the file."""
-    path = tmp_path / "export.ndjson"
-    path.write_bytes(b"x" * 1000)
+def test_the_last_spans_of_the_run_are_cut_in_four(tmp_path, monkeypatch):
+    """So that the processes of --jobs end together. Only the run's last spans: those of a file before another stay
+    whole. The spans of each file still follow each other from its first byte to its end."""
+    first, last = tmp_path / "a.ndjson", tmp_path / "b.ndjson"
+    first.write_bytes(b"x" * 1000)
+    last.write_bytes(b"x" * 1000)
     monkeypatch.setattr(units, "SMALL_FILE_BYTES", 0)
     monkeypatch.setattr(units, "LINES_BYTES", 100)
-    spans = list(units.units([str(path)]))
-    starts, ends = [span.start for span in spans], [span.end for span in spans]
-    assert starts[0] == 0 and ends[:-1] == starts[1:] and ends[-1] is None
-    assert [end - start for start, end in zip(starts[:-1], ends[:-1], strict=True)] == [100] * 7 + [25] * 11
-    assert starts[-1] == 975
+    spans = list(units.units([str(first), str(last)]))
+    for path, whole in ((first, [100] * 9), (last, [100] * 7 + [25] * 11)):
+        starts = [span.start for span in spans if span.source == str(path)]
+        ends = [span.end for span in spans if span.source == str(path)]
+        assert starts[0] == 0 and ends[:-1] == starts[1:] and ends[-1] is None
+        assert [end - start for start, end in zip(starts[:-1], ends[:-1], strict=True)] == whole
+        assert starts[-1] == (900 if path == first else 975)
