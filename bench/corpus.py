@@ -655,6 +655,18 @@ def generate_labelled(
         yield resource_type, document, mutation
 
 
+def served(n: int, seed: int = 1) -> Iterator[tuple[str, Document]]:
+    """`n` documents as `(resource_type, document)` that name their type, as `eris validate` reads them without
+    --resource-type: report orders carry no resourceType and are left out."""
+    count = 0
+    for resource_type, document, _ in generate_labelled(n * 2, seed):
+        if "resourceType" in document:
+            yield resource_type, document
+            count += 1
+            if count == n:
+                return
+
+
 def generate(n: int, seed: int = 1) -> Iterator[tuple[str, Document]]:
     """`n` documents as `(resource_type, document)`, about 5% of them slightly invalid."""
     for resource_type, document, _ in generate_labelled(n, seed):

@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent))  # after the project: bench/reports.py is no package
 
-from corpus import generate_labelled
+from corpus import served
 from machine import checkout_state, load_average
 
 from profiles.validator import Validator
@@ -181,14 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         largest = max(args.count, args.export)
         with ndjson.open("w", encoding="utf-8") as whole, export.open("w", encoding="utf-8") as exported:
             handles = [part.open("w", encoding="utf-8") for part in parts]
-            served = (
-                (resource_type, document)
-                for resource_type, document, _ in generate_labelled(largest * 2, args.seed)
-                if "resourceType" in document  # report orders carry none: eris validate needs --resource-type
-            )
-            for index, (resource_type, document) in enumerate(served):
-                if index == largest:
-                    break
+            for index, (resource_type, document) in enumerate(served(largest, args.seed)):
                 line = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
                 if index < args.export:
                     exported.write(line + "\n")  # the same payloads as the corpus, then more

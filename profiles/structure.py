@@ -16,7 +16,7 @@ import jsonschema_rs
 
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue, pointer
-from profiles.rust_patterns import with_fast_patterns
+from profiles.rust_patterns import with_fast_pattern, with_fast_patterns
 from schemas import load_schemas
 
 _UNEXPECTED_KINDS = {"UnevaluatedProperties", "AdditionalProperties"}
@@ -60,7 +60,7 @@ class SchemaStore:
     def compile(self, schema: dict[str, Any]) -> Any:
         """A validator for a schema that refers to the schema files by their $id, to be asked only is_valid (the
         files' patterns are in their fast form)."""
-        return jsonschema_rs.validator_for(with_fast_patterns({"": schema})[""], registry=self.verdict_registry)
+        return jsonschema_rs.validator_for(with_fast_pattern(schema), registry=self.verdict_registry)
 
     def _message(self, error: Any, kind_name: str) -> str:
         """The engine's message, except for a shared primitive's pattern: its description, not the regex."""
