@@ -6,7 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Blocked", "Findings", "FindingsFailed", "TestOutcome"]
+__all__ = ["TO_EXERCISE", "Blocked", "Findings", "FindingsFailed", "TestOutcome", "what_would_exercise"]
+
+TO_EXERCISE = " To exercise it: "
+"""Joins a skip's reason (what was looked for, and where) and what would exercise the test: a [data] entry, a token,
+a feature or an option (conformance.plugin.not_exercised writes it; the reports list the second part as a to-do)."""
+
+
+def what_would_exercise(message: str) -> tuple[str, str]:
+    """(reason, what would exercise it) of a skip message; the second is "" when the message names nothing."""
+    reason, _, exercise = message.partition(TO_EXERCISE)
+    return reason.rstrip(), exercise.strip()
 
 
 @dataclass

@@ -25,14 +25,14 @@ import httpx
 import pytest
 
 from conformance.key_pairs import KeyPairs
-from conformance.outcomes import Blocked, Findings, FindingsFailed, TestOutcome
+from conformance.outcomes import TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
 from conformance.settings import DEFAULT_EXAMPLES
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_response
 from profiles.limits import LIMITS
 from profiles.openapi_index import list_read, list_reads
 
-__all__ = ["OUTCOMES", "Api", "Findings", "PropertyBudget", "TestOutcome"]
+__all__ = ["OUTCOMES", "Api", "Findings", "PropertyBudget", "TestOutcome", "not_exercised"]
 
 # The suite's helper modules fail with plain asserts too: rewrite them like the test modules.
 pytest.register_assert_rewrite("conformance.suite")
@@ -74,6 +74,13 @@ def blocked(requirement_id: str | None, message: str) -> NoReturn:
     if side_finding(requirement_id, message):
         raise Blocked(f"not exercised: {requirement_id} failed on the way: {message}")
     raise AssertionError(message)
+
+
+def not_exercised(reason: str, *, exercise: str) -> NoReturn:
+    """Skip the running test for want of data or means: `reason` says what was looked for and where (a sentence,
+    no final period needed), `exercise` what would exercise it: a [data] entry, a token, a feature, an option."""
+    __tracebackhide__ = True
+    pytest.skip(f"{reason.rstrip('. ')}.{TO_EXERCISE}{exercise}")
 
 
 OUTCOMES = pytest.StashKey[dict[str, TestOutcome]]()

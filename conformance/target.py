@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["STORE_TYPES", "ReceiverSettings", "Target", "TargetError", "load_target"]
+__all__ = ["DATA_ENTRIES", "STORE_TYPES", "ReceiverSettings", "Target", "TargetError", "load_target"]
 
 
 class TargetError(ValueError):
@@ -42,6 +42,8 @@ class Target:
     stores: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The [storage.<type>] tables: how the suite reaches a store the target writes into, and the form of the
     order's connectionString (conformance/stores/places.py reads them)."""
+    data: dict[str, str] = field(default_factory=dict)
+    """The [data] table: test data the vendor names for what no read of the contract reveals (DATA_ENTRIES)."""
 
     @property
     def features(self) -> tuple[str, ...]:
@@ -92,7 +94,32 @@ def load_target(
         delivery_timeout=float(timeout),
         storage=_storage_types(features.get("storage", []), path),
         stores={name: _table(_table(table, "storage", path), name, path) for name in STORE_TYPES},
+        data=_data(_table(table, "data", path), path),
     )
+
+
+DATA_ENTRIES: dict[str, str] = {
+    "warehouse_document": "identifier (system|value) of a warehouse document (profile WarehouseDocument) whose "
+    "status PATCH /v1/document-references may change; needed when GET /v1/document-references does not list "
+    "warehouse documents (the contract's GET answers the HR inbox)",
+    "fixed_asset_document_without_content": "identifier (system|value) of a fixed-asset document that has no "
+    "content, for the 404 of GET /v1/fixed-asset-documents/$document-content; needed when no document the target "
+    "lists answers that 404",
+}
+"""The entries a [data] table may hold -> what each names. The suite reads these where no read of the contract
+shows such data; `eris init` writes them commented out."""
+
+
+def _data(table: dict[str, Any], path: Path | str | None) -> dict[str, str]:
+    unknown = sorted(set(table) - set(DATA_ENTRIES))
+    if unknown:
+        raise TargetError(f"{path}: [data] names {unknown}; known entries: {', '.join(DATA_ENTRIES)}")
+    data = {}
+    for name in table:
+        value = _string(table, name, path)
+        if value is not None:
+            data[name] = value
+    return data
 
 
 STORE_TYPES = ("blob", "local", "smb")
