@@ -34,6 +34,8 @@ _MODULES = (
     "contract_reads",
     "order_answers",
     "filters_ignored",
+    "served_data",
+    "write_choices",
 )
 _REGISTRY: dict[str, Deviation] = {}
 
