@@ -72,7 +72,10 @@ def blocked(requirement_id: str | None, message: str) -> NoReturn:
     With no test running or no requirement, an AssertionError as before."""
     __tracebackhide__ = True
     if side_finding(requirement_id, message):
-        raise Blocked(f"not exercised: {requirement_id} failed on the way: {message}")
+        raise Blocked(
+            f"not exercised: {requirement_id} failed on the way: {message.rstrip('. ')}."
+            f"{TO_EXERCISE}a fix of {requirement_id}, which failed on the way"
+        )
     raise AssertionError(message)
 
 
@@ -439,7 +442,10 @@ def property_budget(pytestconfig: pytest.Config) -> PropertyBudget:
 
     examples = pytestconfig.getoption("eris_examples")
     if examples is None or examples <= 0:
-        pytest.skip("the property phase is off (--eris-examples 0)")
+        not_exercised(
+            "the property phase is off (--examples 0)",
+            exercise=f"--examples N, more than 0 (the default is {DEFAULT_EXAMPLES})",
+        )
     seed = pytestconfig.getoption("eris_seed")
     return PropertyBudget(examples, seed if seed is not None else random.randrange(2**32))
 
