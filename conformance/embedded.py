@@ -82,8 +82,18 @@ class EmbeddedReference:
             self.stop()
             raise
         self.base_url = f"http://{HOST}:{port}"
+        data: dict[str, str] = {}
+        if self.deviations:
+            from reference_impl.deviations import declared_data
+
+            data = declared_data(app, self.deviations)  # what the deviation hides from every read of the contract
         text = target_description(
-            self.base_url, app[SERVICE].contract, app[APPLICATION_KEYS], notify_urls, local_root=folder / "local"
+            self.base_url,
+            app[SERVICE].contract,
+            app[APPLICATION_KEYS],
+            notify_urls,
+            local_root=folder / "local",
+            data=data,
         )
         text += f'\n[receiver]\nhost = "{HOST}"\nport = {self.receiver_port}\n'
         self.description = folder / "target.toml"
@@ -123,7 +133,13 @@ class EmbeddedReference:
 
 
 def target_description(
-    base_url: str, contract: Any, keys: Any, notify_urls: list[str], *, local_root: Path | None = None
+    base_url: str,
+    contract: Any,
+    keys: Any,
+    notify_urls: list[str],
+    *,
+    local_root: Path | None = None,
+    data: dict[str, str] | None = None,
 ) -> str:
     """The conformance target description (DESIGN.md) of a running reference implementation: its address,
     tokens minted with its application key `keys` (one with the report right, one without), the installation of
@@ -131,7 +147,8 @@ def target_description(
 
     The reference delivers to blob and smb wherever the order points; they are declared when the suite can start
     their stores on this machine (Azurite, Samba), so that a run without them is complete for what it declares.
-    `local` is declared with the delivery root as the folder the suite reads, when there is one."""
+    `local` is declared with the delivery root as the folder the suite reads, when there is one. `data`: the [data]
+    table's entries (conformance.target.DATA_ENTRIES), when the server needs some."""
     from conformance.stores import startable_stores
     from reference_impl.tokens import REPORT_RIGHT, mint_token
 
@@ -163,4 +180,6 @@ def target_description(
     lines += [f"storage = {json.dumps(sorted(storage))}", ""]
     if local_root is not None:
         lines += ["[storage.local]", f"path = {json.dumps(str(local_root))}", ""]
+    if data:
+        lines += ["[data]", *(f"{name} = {json.dumps(value)}" for name, value in sorted(data.items())), ""]
     return "\n".join(lines)

@@ -19,7 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FAULT", "VARIANT", "Deviation", "UnknownDeviation", "catalogue", "deviation", "install", "lookup"]
+__all__ = [
+    "FAULT",
+    "VARIANT",
+    "Deviation",
+    "UnknownDeviation",
+    "catalogue",
+    "declared_data",
+    "deviation",
+    "install",
+    "lookup",
+]
 
 FAULT, VARIANT = "fault", "variant"
 _MODULES = (
@@ -42,6 +52,10 @@ _REGISTRY: dict[str, Deviation] = {}
 Installer = Callable[[Any, Any], None]
 """install(app, settings): change the application (web.Application) before it starts."""
 
+DataOf = Callable[[Any], dict[str, str]]
+"""data(app): the [data] entries (conformance.target.DATA_ENTRIES) a certification of the server running the
+deviation needs, read from the started application (web.Application): what no read of the contract shows there."""
+
 
 @dataclass(frozen=True)
 class Deviation:
@@ -53,19 +67,24 @@ class Deviation:
     requirement: str | None
     """The MUST requirement a fault breaks; None for a variant."""
     install: Installer
+    data: DataOf | None = None
+    """The [data] entries the target description of this server must carry; None: none."""
 
 
 class UnknownDeviation(ValueError):
     """A name that is no fault or variant of the catalogue; the message lists the known ones."""
 
 
-def deviation(name: str, summary: str, *, breaks: str | None = None) -> Callable[[Installer], Installer]:
-    """Register the decorated installer as a fault breaking requirement `breaks`, or a variant without it."""
+def deviation(
+    name: str, summary: str, *, breaks: str | None = None, data: DataOf | None = None
+) -> Callable[[Installer], Installer]:
+    """Register the decorated installer as a fault breaking requirement `breaks`, or a variant without it;
+    `data` gives the [data] entries a description of the server needs."""
 
     def register(install: Installer) -> Installer:
         if name in _REGISTRY:
             raise ValueError(f"two deviations are named {name!r}")
-        _REGISTRY[name] = Deviation(name, FAULT if breaks else VARIANT, summary, breaks, install)
+        _REGISTRY[name] = Deviation(name, FAULT if breaks else VARIANT, summary, breaks, install, data)
         return install
 
     return register
@@ -92,3 +111,12 @@ def install(app: Any, settings: Any, names: tuple[str, ...] | list[str]) -> None
     """Install the named deviations into `app` (UnknownDeviation for a name not in the catalogue)."""
     for deviation_ in [lookup(name) for name in names]:
         deviation_.install(app, settings)
+
+
+def declared_data(app: Any, names: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """The [data] entries the named deviations need, read from the started application `app`."""
+    entries: dict[str, str] = {}
+    for deviation_ in [lookup(name) for name in names]:
+        if deviation_.data is not None:
+            entries |= deviation_.data(app)
+    return entries
