@@ -230,3 +230,47 @@ def document_content_every_attachment(app: web.Application, settings: Any) -> No
 
     on_startup(app, with_rendition)
     rewrite_json_answer(app, path_is("GET", DOCUMENT_CONTENT), every_attachment)
+
+
+# -- NamingSystem: "the key, the actual system, and the reference key"; its member names are not shown ------------
+
+OWN_NAMESPACE_KEYS = {
+    "nip": "NIP-PL",
+    "regon": "REGON-PL",
+    "eu-vat": "VAT-UE",
+    "pesel": "PESEL-PL",
+    "contractor": "KONTRAHENT",
+    "contractor-warehouse": "KONTRAHENT-MAGAZYN",
+    "employee": "PRACOWNIK",
+    "asset-holder": "POSIADACZ-SRODKA",
+    "fixed-asset-document": "DOKUMENT-ST",
+    "document-reference": "DOKUMENT",
+    "capability": "UPRAWNIENIE",
+    "fixed-asset": "SRODEK-TRWALY",
+    "location": "LOKALIZACJA",
+    "cost-center": "MPK",
+}
+"""The implementation's own words for its namespaces: none of them is a key of profiles/namespaces.json."""
+
+
+@deviation(
+    "naming-systems-of-own-shape",
+    "GET /v1/naming-systems serves each namespace in a shape of its own: its key in the implementation's own words "
+    "under `code`, the system inside `uniqueId[]`, the reference key as a yes/no named `usableInReferences`",
+)
+def naming_systems_of_own_shape(app: web.Application, settings: Any) -> None:
+    def own_shape(item: dict[str, Any]) -> dict[str, Any]:
+        kept = {name: item[name] for name in ("resourceType", "id", "owner", "usage") if name in item}
+        return kept | {
+            "code": OWN_NAMESPACE_KEYS.get(item.get("key"), str(item.get("key"))),
+            "title": item.get("name"),
+            "uniqueId": [{"value": item.get("system")}],
+            "usableInReferences": item.get("referenceKey"),
+        }
+
+    def served(body: Any, request: web.Request, status: int) -> Any:
+        if status == 200 and isinstance(body, dict) and isinstance(body.get("items"), list):
+            body["items"] = [own_shape(i) if isinstance(i, dict) else i for i in body["items"]]
+        return body
+
+    rewrite_json_answer(app, path_is("GET", "/v1/naming-systems"), served)
