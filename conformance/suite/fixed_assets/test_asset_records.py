@@ -7,17 +7,19 @@ from typing import Any
 
 import pytest
 
+from conformance.plugin import not_exercised
+from conformance.suite.support.discovery import Discovery
+from conformance.suite.support.reads import list_read
 from conformance.suite.support.writes import (
     codes,
     has_coding,
     identifiers,
     namespace_systems,
     profile_url,
-    token,
     vocab,
 )
 
-WRITES_GROUP = pytest.mark.xdist_group("fixed-asset-document-writes")
+ALLOCATIONS = "/v1/fixed-asset-allocations"
 ASSET_REFERENCE_TYPES = {"Location", "CostCenter"}
 DIRECT_FIELDS = {"location", "costCenter", "costcenter", "responsible", "responsiblePerson", "responsibleParty"}
 
@@ -93,37 +95,39 @@ def test_fixed_asset_records_are_read_only(api: Any, path: str, method: str) -> 
     assert 400 <= response.status_code < 500, f"{method} {path} answered {response.status_code}; it is read-only"
 
 
-def _allocation_categories(contract: Any) -> list[tuple[str | None, str]]:
-    """Candidate allocation categories: the contract names the dimensions (location, cost center,
-    responsible person) but not the category codes, so bare codes and codes of the kit's vocabularies."""
-    base = vocab(contract)
-    systems = [None, f"{base}/assets/allocation-category", f"{base}/fixed-asset-allocation-dimension"]
-    return [(system, code) for system in systems for code in ("location", "cost-center", "responsible-person")]
+def _of_category(allocation: dict[str, Any], category: str) -> bool:
+    """Whether the allocation carries the category the filter value names: system|code, or a bare code in any
+    system (the form of the value is not shown)."""
+    system, bar, code = category.rpartition("|")
+    return code in set().union(*(codes(c, system if bar else None) for c in allocation.get("category") or []))
 
 
 @pytest.mark.requirement("ERIS-ASSET-007", "ERIS-ASSET-002", "ERIS-ASSET-008", "ERIS-READ-001")
 def test_allocations_are_read_by_category_and_target_served_cost_centers(
-    api: Any, contract: Any, findings: Any
+    api: Any, discovery: Discovery, findings: Any
 ) -> None:
+    """The categories are the target's own: the contract names the dimensions (location, cost center,
+    responsible person) but no category code, so they are taken from its value sets (Discovery)."""
+    read = list_read(ALLOCATIONS)
+    categories = [params["category"] for params in discovery.required_values(read)]
+    if not categories:
+        not_exercised(
+            f"no allocation found by GET {ALLOCATIONS}, with {discovery.searched(read)}",
+            exercise="a value set listed by GET /v1/value-sets, its url naming allocation or dimension, whose codes "
+            "are the categories of the target's allocations",
+        )
     centers = {
         key for center in api.read_all("/v1/cost-centers", resource_type="CostCenter") for key in identifiers(center)
     }
-    found = 0
-    for system, code in _allocation_categories(contract):
-        category = code if system is None else token(system, code)
-        response = api.get("/v1/fixed-asset-allocations", {"category": category, "count": 100})
-        if response.status_code != 200:
-            continue  # a category this target does not know; the contract does not name the codes
-        allocations = api.read(
-            "/v1/fixed-asset-allocations", {"category": category, "count": 100}, resource_type="FixedAssetAllocation"
-        )
+    for category in categories:
+        allocations = api.read_all(ALLOCATIONS, {"category": category}, resource_type="FixedAssetAllocation")
+        strangers = [a.get("id") for a in allocations if not _of_category(a, category)]
+        if strangers:
+            findings.add(
+                "ERIS-ASSET-007",
+                f"GET {ALLOCATIONS}?category={category} returns allocations of another category: {strangers[:10]}",
+            )
         for allocation in allocations:
-            if code not in set().union(*(codes(c, system) for c in allocation.get("category") or [])):
-                findings.add(
-                    "ERIS-ASSET-007",
-                    f"GET /v1/fixed-asset-allocations?category={category} returns {allocation.get('id')}, "
-                    "of another category",
-                )
             target = allocation.get("target")
             if (
                 isinstance(target, dict)
@@ -137,13 +141,6 @@ def test_allocations_are_read_by_category_and_target_served_cost_centers(
                         f"the allocation {allocation.get('id')} targets the cost center {named}, "
                         "which /v1/cost-centers does not serve",
                     )
-        found += len(allocations)
-    if not found:
-        pytest.skip(
-            "no allocation found under the categories tried "
-            f"({', '.join(c if s is None else f'{s}|{c}' for s, c in _allocation_categories(contract))}): "
-            "the contract does not name the category codes"
-        )
     findings.check()
 
 

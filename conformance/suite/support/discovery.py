@@ -23,12 +23,24 @@ from conformance.suite.support.reads import (
 
 # -- discovery ------------------------------------------------------------------------------------
 
-# Values of the required parameters to try when nothing else tells the suite which exist: the examples
-# the contract gives ("a Party in a role (customer, supplier, payer, employee...)", "relation between
-# two PartyRole (employer-employee, superior-subordinate)", "assignment ... to a dimension (location,
-# cost center, responsible person)"), each as a bare code and in the conventional vocabulary
-# {vocab_url}/<name>. The vocabularies of these codes are not shown, so a candidate that does not
-# answer 200 is simply not used.
+# Values of the required parameters, from what the target publishes first: the codes of its value sets whose
+# url names what the parameter selects (GET /v1/value-sets), each as system|code, then as a bare code. The
+# contract names none of these codes, so an implementation may well use codes and a system of its own naming.
+REQUIRED_VALUE_SETS: dict[str, tuple[str, ...]] = {
+    "/v1/party-roles": ("role",),
+    "/v1/party-relationships": ("relationship",),
+    "/v1/fixed-asset-allocations": ("allocation", "dimension"),
+}
+"""Words of which one, in the url of a value set the target lists, says that its codes may be values of the
+read's required parameter."""
+PUBLISHED_CANDIDATES_LIMIT = 60
+"""Codes of value sets tried at most, per read: a large set is not read out code by code."""
+
+# As a last resort, the examples the contract gives ("a Party in a role (customer, supplier, payer,
+# employee...)", "relation between two PartyRole (employer-employee, superior-subordinate)", "assignment ...
+# to a dimension (location, cost center, responsible person)"), each as a bare code, in the systems of the
+# value sets above that publish no codes, and in the conventional vocabulary {vocab_url}/<name>. A candidate
+# that does not answer 200 with items is simply not used.
 REQUIRED_VALUE_CANDIDATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "/v1/party-roles": (("party-role",), ("employee", "supplier", "customer", "payer", "employer")),
     "/v1/party-relationships": (("party-relationship-type",), ("employer-employee", "superior-subordinate")),
@@ -37,6 +49,8 @@ REQUIRED_VALUE_CANDIDATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = 
         ("location", "cost-center", "responsible-person"),
     ),
 }
+VALUE_SETS = "/v1/value-sets"
+PAGE, READ_LIMIT = 100, 2000
 
 
 class Discovery:
@@ -49,6 +63,8 @@ class Discovery:
         self.validator = validator
         self._everything: dict[tuple[str, tuple[tuple[str, str], ...]], list[Item]] = {}
         self._required: dict[str, list[dict[str, str]]] = {}
+        self._searched: dict[str, str] = {}
+        self._listed: list[Item] | None = None
         self._value_sets: dict[str, list[Item]] = {}
 
     @property
@@ -75,15 +91,28 @@ class Discovery:
         return self._required[read.path]
 
     def _discover_required(self, read: ListRead) -> list[dict[str, str]]:
+        """The values that find items, from the first source that gives any: the codes of the target's value
+        sets, then the contract's examples; each code in the forms of `_forms`, up to the first that finds items.
+        Then the codings the items found carry, as the values to use."""
         (parameter,) = read.required  # every list read of the contract has at most one
-        vocabularies, codes = REQUIRED_VALUE_CANDIDATES.get(read.path, ((), ()))
+        sets = self._sets_naming(read.path)
+        tried = 0
         found: list[dict[str, str]] = []
-        for code in codes:
-            for value in (code, *(token(f"{self.vocab_url}/{v}", code) for v in vocabularies)):
-                response = self.api.get(read.path, {parameter: value, "count": 1})
-                if response.status_code == 200 and _has_items(response):
-                    found.append({parameter: value})
-                    break
+        for codes in (self._published_codes(sets)[:PUBLISHED_CANDIDATES_LIMIT], self._example_codes(read.path, sets)):
+            for forms in codes:
+                for value in forms:
+                    tried += 1
+                    if _has_items(self.api.get(read.path, {parameter: value, "count": 1})):
+                        found.append({parameter: value})
+                        break
+            if found:
+                break
+        _, examples = REQUIRED_VALUE_CANDIDATES.get(read.path, ((), ()))
+        self._searched[read.path] = (
+            f"values of {parameter} taken from the codes of the value sets of GET {VALUE_SETS} whose url names "
+            f"{' or '.join(REQUIRED_VALUE_SETS.get(read.path, ()))} ({', '.join(sets) or 'none listed'}), then from "
+            f"the contract's examples ({', '.join(examples) or 'none'}): {tried} tried"
+        )
         carried = {
             pair
             for params in found
@@ -92,6 +121,57 @@ class Discovery:
         }
         coded = [{parameter: token(*pair)} for pair in sorted(carried)]
         return coded or found
+
+    def searched(self, read: ListRead) -> str:
+        """Where the values of `read`'s required parameter were looked for, for a skip's reason."""
+        self.required_values(read)
+        return self._searched.get(read.path, "")
+
+    def _sets_naming(self, path: str) -> list[str]:
+        """The urls of the value sets the target lists whose url names what `path`'s required parameter selects."""
+        words = REQUIRED_VALUE_SETS.get(path, ())
+        urls = [item.get("url") for item in self._listing()]
+        return [url for url in urls if isinstance(url, str) and any(word in url.lower() for word in words)]
+
+    def _listing(self) -> list[Item]:
+        """GET /v1/value-sets without url, as far as it answers envelopes (its own test judges it), read once."""
+        if self._listed is None:
+            self._listed = []
+            while len(self._listed) < READ_LIMIT:
+                page = _items_of(self.api.get(VALUE_SETS, {"count": PAGE, "offset": len(self._listed)}))
+                self._listed += page
+                if len(page) < PAGE:
+                    break
+        return self._listed
+
+    def _includes(self, url: str) -> list[dict[str, Any]]:
+        """compose.include[] of the sets GET /v1/value-sets?url= answers, as far as they are objects."""
+        return [
+            include
+            for value_set in _items_of(self.api.get(VALUE_SETS, {"url": url}))
+            if isinstance(value_set.get("compose"), dict)
+            for include in as_list(value_set["compose"].get("include"))
+            if isinstance(include, dict) and isinstance(include.get("system"), str)
+        ]
+
+    def _published_codes(self, urls: list[str]) -> list[tuple[str, ...]]:
+        """Each concept of the value sets `urls`, as system|code and as the bare code."""
+        pairs = [
+            (include["system"], concept["code"])
+            for url in urls
+            for include in self._includes(url)
+            for concept in as_list(include.get("concept"))
+            if isinstance(concept, dict) and isinstance(concept.get("code"), str)
+        ]
+        return [(token(system, code), code) for system, code in dict.fromkeys(pairs)]
+
+    def _example_codes(self, path: str, sets: list[str]) -> list[tuple[str, ...]]:
+        """Each of the contract's example codes: bare, in the systems the value sets `sets` include without naming
+        codes, and in the conventional vocabularies."""
+        vocabularies, examples = REQUIRED_VALUE_CANDIDATES.get(path, ((), ()))
+        systems = [i["system"] for url in sets for i in self._includes(url) if not i.get("concept")]
+        systems = list(dict.fromkeys([*systems, *(f"{self.vocab_url}/{v}" for v in vocabularies)]))
+        return [(code, *(token(system, code) for system in systems)) for code in examples]
 
     def largest_required(self, read: ListRead) -> dict[str, str] | None:
         """The required parameters of `read` with the discovered value that finds the most items."""
@@ -168,11 +248,19 @@ class Discovery:
 
 
 def _has_items(response: httpx.Response) -> bool:
+    return bool(_items_of(response))
+
+
+def _items_of(response: httpx.Response) -> list[Item]:
+    """The items of a 200 envelope that are objects; none from any other answer."""
+    if response.status_code != 200:
+        return []
     try:
         body = response.json()
     except ValueError:
-        return False
-    return isinstance(body, dict) and isinstance(body.get("items"), list) and bool(body["items"])
+        return []
+    items = body.get("items") if isinstance(body, dict) else None
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
 
 
 # -- choosing values to filter by -----------------------------------------------------------------
