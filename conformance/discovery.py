@@ -1,231 +1,273 @@
-"""What a target publishes about its installation, read instead of asked for: the placeholder values and the
-installation namespaces of the contract, from GET /v1/naming-systems, /v1/value-sets and /v1/parties.
+"""What a target publishes about its installation, read instead of asked for: every placeholder value and
+installation namespace key of the contract that its reads show, each with the read it came from.
 
-The contract shows few shapes here (NamingSystem: "the key, the actual system, and the reference key"; the rest
-of its fields are not shown), so discovery looks for values, not for field names: a string equal to a namespace
-key of the contract beside a string that is a URI, a profile URL ending in /StructureDefinition/<profile>, a value
-set URL ending in the name of an implementation-defined set. What cannot be found is reported as missing.
+The contract shows few shapes here (NamingSystem: "the key, the actual system, and the reference key"; the rest of
+its fields are not shown), so discovery reads the data the contract does type:
+
+- every identifier carries its system, and `urn:oid:1.2.616.1.113769.4.<installation>.<key>` names the installation
+  and the key of the namespace of the kind of item it identifies (a Party by its profile, recognised as the
+  validator recognises it; a FixedAssetDocument, a DocumentReference, ...: profiles/namespaces.json);
+- the public registries' systems by the values of Party identifiers (conformance/registry_systems.py);
+- {ns_url} from meta.profile URLs ({ns_url}/StructureDefinition/<profile>), {vocab_url} from the URLs of the
+  implementation-defined value sets ({vocab_url}/<name>), else from the systems of codings.
+
+A NamingSystem counts where its values say something whatever its member names: a string that is a namespace key
+of the contract beside the system, a yes/no beside it (the reference key). What cannot be found is reported as
+missing; what is seen twice with different answers, as a conflict (conformance/installation_evidence.py).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from conformance.installation_evidence import Discovery, NamespaceEvidence
+from conformance.registry_systems import registry_placeholders, registry_systems
+from conformance.served_values import (
+    NOT_OWN,
+    codings,
+    identifiers,
+    installation_arcs,
+    profile_claims,
+    reference_systems,
+    strings,
+)
 from profiles import Contract, load_contract
-from profiles.installation import INSTALLATION_OID_ARC
+from profiles.validator import Validator
 
-__all__ = ["Discovery", "discover", "published_namespaces", "registry_placeholders", "target_toml"]
+__all__ = ["READS", "Discovery", "derive", "discover", "published_namespaces"]
 
-
-_INSTALLATION_SYSTEM = re.compile(re.escape(INSTALLATION_OID_ARC) + r"([0-9]+)\.([0-9]+)")
-_PROFILE_URL = re.compile(r"(?P<base>.+)/StructureDefinition/(?P<profile>[A-Za-z]+)")
+PARTIES = "/v1/parties"
+NAMING_SYSTEMS = "/v1/naming-systems"
+VALUE_SETS = "/v1/value-sets"
+READS: dict[str, tuple[str, str | None]] = {
+    PARTIES: ("Party", None),
+    "/v1/fixed-asset-documents": ("FixedAssetDocument", "fixed-asset-document"),
+    "/v1/document-references": ("DocumentReference", "document-reference"),
+    "/v1/capabilities": ("Capability", "capability"),
+    "/v1/fixed-assets": ("FixedAsset", "fixed-asset"),
+    "/v1/asset-components": ("AssetComponent", "fixed-asset"),
+    "/v1/locations": ("Location", "location"),
+    "/v1/cost-centers": ("CostCenter", "cost-center"),
+}
+"""The list reads whose items are identified in an installation namespace -> (resource type, the namespace's key
+in profiles/namespaces.json; a Party's follows its profile)."""
 _PAGE = 100
-_NOT_OWN = ("owner", "meta", "contained", "attribute")
+_MOST_PAGES = 10
 
 
-@dataclass
-class Discovery:
-    """Placeholder values and namespace arcs found, each with the read it came from."""
-
-    values: dict[str, str] = field(default_factory=dict)
-    namespaces: dict[str, str] = field(default_factory=dict)
-    sources: dict[str, str] = field(default_factory=dict)
-    more_namespaces: list[tuple[str, str]] = field(default_factory=list)
-    """Further namespaces of a kind already found (key, system): certify reads them from the target each run."""
-    problems: list[str] = field(default_factory=list)
-    """Reads that failed, and values found twice with different answers."""
-
-    def missing(self, contract: Contract) -> list[str]:
-        """Placeholders and namespace keys of the contract that were not found."""
-        wanted = [*contract.installation.values, *(f"namespaces.{k}" for k in contract.installation.namespace_keys)]
-        found = {*self.values, *(f"namespaces.{k}" for k in self.namespaces)}
-        return [name for name in wanted if name not in found]
-
-    def _found(self, name: str, value: str, source: str) -> None:
-        table, key = (
-            (self.namespaces, name.removeprefix("namespaces."))
-            if name.startswith("namespaces.")
-            else (
-                self.values,
-                name,
-            )
-        )
-        if key in table and table[key] != value:
-            self.problems.append(f"{name}: {source} gives {value!r}, {self.sources[name]} gave {table[key]!r}")
-            return
-        table[key] = value
-        self.sources.setdefault(name, source)
-
-
-def discover(base_url: str, *, token: str | None = None, client: httpx.Client | None = None) -> Discovery:
+def discover(
+    base_url: str, *, token: str | None = None, client: httpx.Client | None = None, timeout: float = 30.0
+) -> Discovery:
     """Read the target at `base_url` (without /v1) and return what it shows of its installation."""
-    contract = load_contract(None)  # the shipped example installation: its keys and names, not its values
-    own = client or httpx.Client(base_url=base_url.rstrip("/"), timeout=30)
+    own = client or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    found = Discovery()
+    problems: list[str] = []
     try:
-        _naming_systems(contract, _items(own, "/v1/naming-systems", headers, found), found)
-        _value_sets(contract, _items(own, "/v1/value-sets", headers, found), found)
-        _parties(_items(own, "/v1/parties", headers, found), found)
+        served = {path: _items(own, path, headers, problems) for path in (*READS, NAMING_SYSTEMS, VALUE_SETS)}
     finally:
         if client is None:
             own.close()
+    found = derive(served)
+    found.problems = problems
     return found
 
 
-def _items(client: httpx.Client, path: str, headers: dict[str, str], found: Discovery) -> list[dict[str, Any]]:
+def _items(client: httpx.Client, path: str, headers: dict[str, str], problems: list[str]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     try:
-        while True:
+        for _ in range(_MOST_PAGES):
             response = client.get(path, params={"count": _PAGE, "offset": len(items)}, headers=headers)
             if response.status_code != 200:
-                found.problems.append(f"GET {path} answered {response.status_code}")
-                return items
+                problems.append(f"GET {path} answered {response.status_code}")
+                break
             page = response.json().get("items")
             if not isinstance(page, list) or not page:
-                return items
+                break
             items += [item for item in page if isinstance(item, dict)]
-            if len(page) < _PAGE or len(items) >= 10 * _PAGE:
-                return items
+            if len(page) < _PAGE:
+                break
     except (httpx.HTTPError, ValueError, AttributeError) as error:
-        found.problems.append(f"GET {path} could not be read: {error}")
-        return items
+        problems.append(f"GET {path} could not be read: {str(error) or type(error).__name__}")
+    return items
 
 
-def _strings(node: Any) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _strings(value)
+def derive(served: dict[str, list[dict[str, Any]]]) -> Discovery:
+    """What the items of each read (path -> items) show of the installation."""
+    example = load_contract(None)  # the shipped example installation: its keys and names, not its values
+    found = Discovery()
+    _bases(example, served, found)
+    # profiles are recognised by their URLs and category systems: under the bases this target uses
+    bases = {name: found.values[name] for name in ("ns_url", "vocab_url") if name in found.values}
+    contract = load_contract({"installation": bases})
+    recognise = Validator(contract).recognised_profiles
+    parties = [(party, tuple(p.name for p in recognise(party, "Party"))) for party in served.get(PARTIES, [])]
+    groups = _namespace_groups(example)
+    evidence = NamespaceEvidence()
+    for party, profiles in parties:
+        kinds = {group for name in profiles for group in groups.get(name, ())}
+        _identified(evidence, PARTIES, party, kinds.pop() if len(kinds) == 1 else None, profiles)
+    for path, (_, key) in READS.items():
+        for item in served.get(path, []) if key is not None else []:
+            _identified(evidence, path, item, (key,))
+    for path, items in served.items():
+        for item in items:
+            for arcs in filter(None, map(installation_arcs, reference_systems(item))):
+                evidence.installation(arcs, f"GET {path} (references)")
+                evidence.referenced.setdefault(arcs, []).append(f"GET {path}")
+    registries = registry_systems(example, parties, f"GET {PARTIES}")
+    _naming_systems(example, served.get(NAMING_SYSTEMS, []), evidence, registries)
+    evidence.decide(found, list(dict.fromkeys(g for kinds in groups.values() for g in kinds)))
+    for placeholder in registry_placeholders(example).values():
+        found.settle(placeholder, registries.get(placeholder, {}), "more than one system is this registry")
+    return found
 
 
-def registry_placeholders(contract: Contract) -> dict[str, str]:
-    """Namespace key of a public registry -> the installation placeholder its system is (nip -> nip_system)."""
-    by_value = {value: name for name, value in contract.installation.values.items()}
-    return {ns.key: by_value[ns.system] for ns in contract.namespaces.values() if ns.system in by_value}
+def _namespace_groups(example: Contract) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Profile name (or namespace key, for the kinds that are no Party) -> the installation namespace kinds its
+    items are identified in, as one group (a Contractor's two namespaces are told apart later)."""
+    installation_keys = set(example.installation.namespace_keys)
+    groups: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for profile in example.profiles_of("Party"):
+        group = tuple(key for key in profile.identifier_namespaces if key in installation_keys)
+        if group:
+            groups[profile.name] = (group,)
+    claimed = {key for kinds in groups.values() for group in kinds for key in group}
+    for key in example.installation.namespace_keys:
+        if key not in claimed:
+            groups[key] = ((key,),)
+    return groups
+
+
+def _identified(
+    evidence: NamespaceEvidence,
+    path: str,
+    item: dict[str, Any],
+    group: tuple[str, ...] | None,
+    profiles: tuple[str, ...] = (),
+) -> None:
+    """The installation namespaces of the item's own identifiers: of its kind when it has one (`group`)."""
+    whose = f"identifiers of {' and '.join(profiles)} parties" if profiles else "identifiers"
+    for identifier in identifiers(item):
+        arcs = installation_arcs(identifier["system"])
+        if arcs is None:
+            continue
+        if group is None:
+            evidence.installation(arcs, f"GET {path} ({whose})")
+        else:
+            evidence.identified(arcs, group, f"GET {path} ({whose})")
+
+
+def _bases(example: Contract, served: dict[str, list[dict[str, Any]]], found: Discovery) -> None:
+    """{ns_url} from meta.profile, {vocab_url} from value-set URLs, else from codings."""
+    profile_bases: dict[str, list[str]] = {}
+    for path, items in served.items():
+        for item in items:
+            for base, profile in profile_claims(item):
+                if profile in example.profiles:
+                    _add(profile_bases, base, f"GET {path} (meta.profile)")
+    found.settle("ns_url", profile_bases, "the target claims profiles under more than one base")
+    example_vocabulary = example.installation.values["vocab_url"] + "/"
+    defined = {p.canonical_url.removeprefix(example_vocabulary) for p in example.profiles.values() if p.canonical_url}
+    listed: dict[str, list[str]] = {}
+    for item in served.get(VALUE_SETS, []):
+        if (base := _base_of(item.get("url"), defined)) is not None:
+            _add(listed, base, f"GET {VALUE_SETS} (implementation-defined value sets)")
+    if listed:
+        found.settle("vocab_url", listed, "the implementation-defined value sets lie under more than one base")
+        return
+    # Systems the contract or its profiles place under {vocab_url}: the category of each profile, and the
+    # vocabularies of a domain (warehouse/document-type, ...). A one-word name alone (address-use) is FHIR's too.
+    recognition = {s.removeprefix(example_vocabulary) for p in example.profiles.values() for s, _ in p.category_codings}
+    domain = {url.removeprefix(example_vocabulary) for url in example.value_sets if url.startswith(example_vocabulary)}
+    named = recognition | {name for name in domain if "/" in name}
+    coded: dict[str, list[str]] = {}
+    for path, items in served.items():
+        for item in items:
+            for system, _ in codings(item):
+                if (base := _base_of(system, named)) is not None:
+                    _add(coded, base, f"GET {path} (coding systems)")
+    found.settle("vocab_url", coded, "coding systems of the contract's vocabularies lie under more than one base")
+
+
+def _base_of(url: Any, names: set[str]) -> str | None:
+    if not isinstance(url, str):
+        return None
+    name = max((n for n in names if url.endswith("/" + n)), key=len, default=None)
+    return None if name is None or len(url) == len(name) + 1 else url[: -len(name) - 1]
+
+
+def _naming_systems(
+    example: Contract,
+    items: list[dict[str, Any]],
+    evidence: NamespaceEvidence,
+    registries: dict[str, dict[str, list[str]]],
+) -> None:
+    """Each NamingSystem, whatever its member names: its system, the contract's key when it names one, its
+    reference-key yes/no when it states one."""
+    keys = {namespace.key for namespace in example.namespaces.values()}
+    by_registry_key = registry_placeholders(example)
+    for item in items:
+        own = {name: value for name, value in item.items() if name not in NOT_OWN}
+        texts = list(strings(own))
+        systems = set(filter(None, map(installation_arcs, texts)))
+        for arcs in systems:
+            evidence.installation(arcs, f"GET {NAMING_SYSTEMS}")
+        named = {text for text in texts if text in keys}
+        uris = {text for text in texts if text.startswith(("urn:", "http://", "https://"))}
+        if len(named) == 1 and len(uris) == 1:
+            key, system = named.pop(), uris.pop()
+            source = f"GET {NAMING_SYSTEMS} (key {key})"
+            if (arcs := installation_arcs(system)) is not None:
+                _add(evidence.named.setdefault(arcs, {}), key, source)
+            elif key in by_registry_key:
+                _add(registries.setdefault(by_registry_key[key], {}), system, source)
+        flag = _reference_key(own)
+        if len(systems) == 1 and flag is not None:
+            _add(evidence.flags.setdefault(next(iter(systems)), {}), flag, f"GET {NAMING_SYSTEMS}")
+
+
+def _reference_key(own: dict[str, Any]) -> bool | None:
+    """The one yes/no of a NamingSystem, or the one whose member name speaks of a reference; None otherwise."""
+    flags = [(name, value) for name, value in own.items() if isinstance(value, bool)]
+    if len(flags) > 1:
+        flags = [(name, value) for name, value in flags if "reference" in name.lower()]
+    return flags[0][1] if len(flags) == 1 else None
+
+
+def _add(table: dict[Any, list[str]], value: Any, source: str) -> None:
+    sources = table.setdefault(value, [])
+    if source not in sources:
+        sources.append(source)
+
+
+def published_namespaces(
+    contract: Contract,
+    base_url: str,
+    *,
+    token: str | None = None,
+    client: httpx.Client | None = None,
+    timeout: float = 30.0,
+) -> list[tuple[str, str]]:
+    """(key, system) of every namespace the target publishes at GET /v1/naming-systems by the contract's key
+    (nothing when it cannot be read: the configured namespaces stay). More than one system may share a key."""
+    own = client or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        return list(_key_and_system(contract, _items(own, NAMING_SYSTEMS, headers, [])))
+    finally:
+        if client is None:
+            own.close()
 
 
 def _key_and_system(contract: Contract, items: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
     """(namespace key, system) of each naming system that names exactly one key of the contract and one URI."""
     namespace_keys = {namespace.key for namespace in contract.namespaces.values()}
     for item in items:
-        # A system named in the owner (a reference to a Party by its NIP) is not the naming system's own.
-        strings = list(_strings({name: value for name, value in item.items() if name not in _NOT_OWN}))
-        keys = {s for s in strings if s in namespace_keys}
-        systems = [s for s in strings if s.startswith(("urn:", "http://", "https://"))]
-        if len(keys) == 1 and len(set(systems)) == 1:
-            yield keys.pop(), systems[0]
-
-
-def published_namespaces(
-    contract: Contract, base_url: str, *, token: str | None = None, client: httpx.Client | None = None
-) -> list[tuple[str, str]]:
-    """(key, system) of every namespace the target publishes at GET /v1/naming-systems (nothing when it cannot
-    be read: the configured namespaces stay). More than one system may share a key."""
-    own = client or httpx.Client(base_url=base_url.rstrip("/"), timeout=30)
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    try:
-        return list(_key_and_system(contract, _items(own, "/v1/naming-systems", headers, Discovery())))
-    finally:
-        if client is None:
-            own.close()
-
-
-def _naming_systems(contract: Contract, items: list[dict[str, Any]], found: Discovery) -> None:
-    source = "GET /v1/naming-systems"
-    registries = registry_placeholders(contract)
-    for key, system in _key_and_system(contract, items):
-        if key in registries:
-            found._found(registries[key], system, source)
-        elif match := _INSTALLATION_SYSTEM.fullmatch(system):
-            found._found("installation", match[1], source)
-            if key in found.namespaces and found.namespaces[key] != match[2]:
-                found.more_namespaces.append((key, system))  # a second inbox: read again at every run
-                continue
-            found._found(f"namespaces.{key}", match[2], source)
-
-
-def _value_sets(contract: Contract, items: list[dict[str, Any]], found: Discovery) -> None:
-    vocab_url = contract.installation.values["vocab_url"]
-    names = sorted(
-        {p.canonical_url.removeprefix(vocab_url) for p in contract.profiles.values() if p.canonical_url},
-        key=len,
-        reverse=True,
-    )
-    for item in items:
-        url = item.get("url")
-        if not isinstance(url, str):
-            continue
-        for name in names:
-            if url.endswith(name) and len(url) > len(name):
-                found._found("vocab_url", url.removesuffix(name), "GET /v1/value-sets (implementation-defined sets)")
-                break
-
-
-def _parties(items: list[dict[str, Any]], found: Discovery) -> None:
-    for party in items:
-        meta = party.get("meta")
-        for url in meta.get("profile", []) if isinstance(meta, dict) else []:
-            if isinstance(url, str) and (match := _PROFILE_URL.fullmatch(url)):
-                found._found("ns_url", match["base"], "GET /v1/parties (meta.profile)")
-        for identifier in party.get("identifier", []) if isinstance(party.get("identifier"), list) else []:
-            if (
-                isinstance(identifier, dict)
-                and identifier.get("type") == "TAX"
-                and isinstance(identifier.get("system"), str)
-            ):
-                found._found("nip_system", identifier["system"], "GET /v1/parties (an identifier of type TAX)")
-
-
-def target_toml(base_url: str, discovery: Discovery, contract: Contract | None = None) -> str:
-    """A commented target description: what was discovered, with its source, and what must still be filled in."""
-    contract = contract or load_contract(None)
-    missing = discovery.missing(contract)
-    lines = [
-        f"# written by eris init from what {base_url} publishes; see docs/certify-your-implementation.md",
-        "[target]",
-        f'base_url = "{base_url.rstrip("/")}"',
-        '# token = "..."                        # a Bearer token holding the retrospective-report right',
-        '# token_without_report_right = "..."   # a valid token without it: enables the 403 check',
-        "",
-        "[installation]",
-    ]
-    for name, default in contract.installation.values.items():
-        lines += _entry(name, discovery.values.get(name), discovery.sources.get(name), default)
-    lines += ["", "[installation.namespaces]"]
-    for key, default in contract.installation.namespace_keys.items():
-        name = f"namespaces.{key}"
-        lines += _entry(key, discovery.namespaces.get(key), discovery.sources.get(name), default)
-    for key, system in discovery.more_namespaces:
-        lines.append(f"# {key}: the target also publishes {system}; eris certify reads it from GET /v1/naming-systems")
-    lines += [
-        "",
-        "[receiver]                  # where the suite listens for report deliveries and notifications",
-        'host = "127.0.0.1"',
-        "port = 0                    # 0: any free port; notifications need a fixed one, given to the target",
-        '# public_url = "https://tunnel.example/eris"   # how the target reaches the receiver',
-        "",
-        "[features]",
-        "notifications = false       # true when the target pushes Notification resources to the receiver",
-        "",
-    ]
-    if missing:
-        lines.insert(1, f"# not discovered (check the commented defaults): {', '.join(missing)}")
-    for problem in discovery.problems:
-        lines.insert(1, f"# {problem}")
-    return "\n".join(lines)
-
-
-def _entry(name: str, value: str | None, source: str | None, default: str) -> list[str]:
-    if value is not None:
-        return [f'{name} = "{value}"   # from {source}']
-    return [f'# {name} = "{default}"   # not discovered: the example installation\'s value']
+        texts = list(strings({name: value for name, value in item.items() if name not in NOT_OWN}))
+        keys = {s for s in texts if s in namespace_keys}
+        systems = {s for s in texts if s.startswith(("urn:", "http://", "https://"))}
+        if len(keys) == 1 and len(systems) == 1:
+            yield keys.pop(), systems.pop()

@@ -239,8 +239,9 @@ def _resource_rules(data: Mapping[str, Any], base: Mapping[str, Any]) -> Resourc
     )
 
 
-def load_contract(config: Path | str | None = None, *, root: Path = PROFILES_DIR) -> Contract:
-    """Read the contract data for the installation described by `config` (defaults if None)."""
+def load_contract(config: Path | str | Mapping[str, Any] | None = None, *, root: Path = PROFILES_DIR) -> Contract:
+    """Read the contract data for the installation described by `config` (defaults if None; a mapping: a
+    description already read, see load_installation)."""
     installation = load_installation(config)
     fill = installation.substitute
 

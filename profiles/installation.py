@@ -82,12 +82,32 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot be read: {error.strerror}") from None
 
 
-def load_installation(config: Path | str | None = None) -> Installation:
-    """The shipped defaults, with the [installation] table of `config` laid over them."""
+def _document(config: Path | str | Mapping[str, Any]) -> Mapping[str, Any]:
+    return config if isinstance(config, Mapping) else _read_toml(Path(config))
+
+
+def declared_names(config: Path | str | Mapping[str, Any] | None) -> frozenset[str]:
+    """The placeholders (`installation`, ...) and namespace keys (`namespaces.contractor`, ...) that the
+    [installation] table of `config` gives: what a run need not find out from the target."""
+    if config is None:
+        return frozenset()
+    table = _document(config).get("installation", {})
+    if not isinstance(table, Mapping):
+        return frozenset()
+    namespaces = table.get("namespaces", {})
+    keys = namespaces if isinstance(namespaces, Mapping) else {}
+    return frozenset([*(name for name in table if name != "namespaces"), *(f"namespaces.{key}" for key in keys)])
+
+
+def load_installation(config: Path | str | Mapping[str, Any] | None = None) -> Installation:
+    """The shipped defaults, with the [installation] table of `config` laid over them: a TOML file, or a document
+    already read (a mapping holding an `installation` table, as a run that completes a description makes)."""
     table = dict(_read_toml(DEFAULTS_FILE)["installation"])
     namespaces = dict(table.pop("namespaces"))
     if config is not None:
-        override = _read_toml(Path(config)).get("installation", {})
+        override = _document(config).get("installation", {})
+        if isinstance(config, Mapping):
+            config = "the installation given"
         if not isinstance(override, dict):
             raise ConfigError(f"{config}: [installation] must be a table")
         override = dict(override)

@@ -17,10 +17,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     init = commands.add_parser(
         "init",
         help="write a target description (target.toml) from what an implementation publishes",
-        description="Read GET /v1/naming-systems, /v1/value-sets and /v1/parties of the implementation at URL and "
-        "write a commented target description for `eris certify --config`: the installation's placeholder values "
-        "and namespace numbers found, with where each came from, and what must still be filled in (tokens, the "
-        "receiver, features). Exit 0 written; 2 the target could not be read or the file exists.",
+        description="Read the list reads of the implementation at URL (parties, fixed-asset documents, document "
+        "references, capabilities, fixed assets, asset components, locations, cost centers, naming systems, value "
+        "sets) and write a commented target description for `eris certify --config`: the installation's placeholder "
+        "values and namespace keys its data show, each with the read it came from; values seen twice with different "
+        "answers, as a conflict for you to decide (also on stderr); the [data] entries, commented; and what must "
+        "still be filled in (tokens, the receiver, features). Exit 0 written; 2 the target could not be read or the "
+        "file exists.",
     )
     init.add_argument("--target", required=True, metavar="URL", help="base URL of the implementation, without /v1")
     init.add_argument("--token", help="Bearer token sent with the reads (default $ERIS_TOKEN; not written)")
@@ -30,7 +33,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from conformance.discovery import discover, target_toml
+    from conformance.discovery import discover
+    from conformance.init_description import target_toml
 
     parts = urlsplit(args.target)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -40,16 +44,19 @@ def run_init(args: argparse.Namespace) -> int:
         return fail(f"{output} exists: choose another --output, or --force to replace it")
     base_url = args.target.rstrip("/").removesuffix("/v1")
     found = discover(base_url, token=args.token or os.environ.get("ERIS_TOKEN"))
-    if not found.values and not found.namespaces:
+    if not found.values and not found.namespaces and not found.conflicts:
         why = "; ".join(found.problems) or "it publishes nothing the contract lets eris recognise"
         return fail(f"nothing could be discovered at {base_url}: {why}")
     try:
         output.write_text(target_toml(base_url, found), encoding="utf-8")
     except OSError as error:
         return fail(f"cannot write {output}: {error.strerror}")
+    for conflict in found.conflicts:
+        print(f"eris init: conflict, not decided: {conflict.describe()}", file=sys.stderr)
     print(
         f"eris init: wrote {output} ({len(found.values)} placeholder values and {len(found.namespaces)} namespaces "
-        "discovered); add the tokens, then: eris certify --config " + str(output),
+        f"discovered{f', {len(found.conflicts)} conflicts to decide' if found.conflicts else ''}); add the tokens, "
+        "then: eris certify --config " + str(output),
         file=sys.stderr,
     )
     return EXIT_OK
