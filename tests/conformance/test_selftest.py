@@ -74,6 +74,24 @@ def test_the_readme_table_lists_every_deviation():
     assert not missing, f"README.md's self-test table lacks: {missing} (python bench/selftest.py --markdown)"
 
 
+def test_a_variant_s_data_entries_reach_the_embedded_target_description():
+    """warehouse-documents-not-listed hides its warehouse documents from every read of the contract: its
+    certification is complete only with [data] warehouse_document, which names one of them."""
+    import httpx
+
+    from conformance.embedded import EmbeddedReference
+    from conformance.target import load_target
+
+    with EmbeddedReference(("warehouse-documents-not-listed",)) as server:
+        described = load_target(server.description)
+        named = described.data["warehouse_document"]
+        headers = {"Authorization": f"Bearer {described.token}"}
+        listed = httpx.get(f"{server.base_url}/v1/document-references", params={"identifier": named}, headers=headers)
+    assert listed.status_code == 200 and listed.json()["items"] == [], f"{named} is listed: {listed.text[:300]}"
+    with EmbeddedReference() as server:
+        assert load_target(server.description).data == {}
+
+
 @pytest.fixture(scope="module")
 def outcomes():
     budget = {"seed": CI_SEED, "jobs": 2, "delivery_timeout": CI_DELIVERY_TIMEOUT}
