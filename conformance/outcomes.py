@@ -6,17 +6,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TO_EXERCISE", "Blocked", "Findings", "FindingsFailed", "TestOutcome", "what_would_exercise"]
+__all__ = [
+    "TO_EXERCISE",
+    "Blocked",
+    "Findings",
+    "FindingsFailed",
+    "TestOutcome",
+    "data_served",
+    "what_would_exercise",
+]
 
 TO_EXERCISE = " To exercise it: "
 """Joins a skip's reason (what was looked for, and where) and what would exercise the test: a [data] entry, a token,
 a feature or an option (conformance.plugin.not_exercised writes it; the reports list the second part as a to-do)."""
 
 
+def data_served(path: str, what: str = "any item") -> str:
+    """What would exercise a test that found no data of a kind in the target's reads: `what`, served by GET `path`.
+    The same words wherever a test needs the same data, so that the reports' to-do list names it once."""
+    return f"data served by GET {path}: {what}"
+
+
 def what_would_exercise(message: str) -> tuple[str, str]:
-    """(reason, what would exercise it) of a skip message; the second is "" when the message names nothing."""
-    reason, _, exercise = message.partition(TO_EXERCISE)
-    return reason.rstrip(), exercise.strip()
+    """(reason, what would exercise it) of a skip message, without the period that joined them; the second is ""
+    when the message names nothing."""
+    reason, joined, exercise = message.partition(TO_EXERCISE)
+    reason = reason.rstrip()
+    return (reason.removesuffix(".") if joined else reason), exercise.strip()
 
 
 @dataclass

@@ -8,6 +8,7 @@ from typing import Any
 from conformance.certification.causes import causes_of
 from conformance.certification.expected import ExpectedFailure
 from conformance.certification.judgement import FORMAT, Certification
+from conformance.certification.todo import to_do_of
 
 __all__ = ["certified_for", "to_json"]
 
@@ -57,6 +58,12 @@ def to_json(certification: Certification) -> dict[str, Any]:
                 for cause in causes_of(c)
             ],
             "incomplete": [{"id": key, "reason": reason} for key, reason in c.incomplete.items()],
+            "not_exercised": [
+                {"requirement": key, "reason": gap.reason, "to_exercise": gap.to_exercise}
+                for key, gaps in c.not_exercised.items()
+                for gap in gaps
+            ],
+            "to_do": [{"to_exercise": item.to_exercise, "requirements": item.requirements} for item in to_do_of(c)],
             "expected_failures": [_entry(entry) for entry in c.expected_failures],
             "expired_expected_failures": [_entry(entry) for entry in c.expected.expired],
             "fixed": c.fixed,
@@ -80,6 +87,7 @@ def to_json(certification: Certification) -> dict[str, Any]:
                 "message": r.message,
                 "note": r.note,
                 **({"deselected": r.deselected} if r.deselected else {}),
+                **({"not_exercised": r.unexercised, "to_exercise": r.to_exercise} if r.unexercised else {}),
             }
             for r in c.requirements
         ],

@@ -23,6 +23,7 @@ from conformance.certification.causes import causes_of
 from conformance.certification.document import certified_for
 from conformance.certification.har import entry_numbers
 from conformance.certification.judgement import FAILED, FAILING, STATUSES, TEST_OUTCOMES
+from conformance.certification.todo import UNNAMED, to_do_of
 from conformance.requirements import FEATURES
 from conformance.traffic import Exchange
 
@@ -88,6 +89,15 @@ details{background:#fff;border:1px solid #d5d9e0;margin:6px 0;padding:4px 8px}
 summary{cursor:pointer;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;word-break:break-all}
 article.failure{background:#fff;border:1px solid #d5d9e0;padding:4px 14px 12px;margin:14px 0}
 .note{color:#6b7280;font-size:13px}
+ul.todo{list-style:none;padding:0;margin:8px 0}
+li.todo-item{position:relative;background:#fff;border:1px solid #d5d9e0;margin:6px 0;padding:6px 10px 6px 36px}
+li.todo-item::before{content:"";position:absolute;left:10px;top:9px;width:14px;height:14px;border:2px solid #8a5a00;
+border-radius:3px;background:#fff}
+li.todo-item.unnamed::before{border-style:dashed}
+.todo-what{font-weight:600;word-break:break-word}
+li.todo-item p.ids{margin:2px 0}li.todo-item details{border:0;padding:0;margin:2px 0}
+ul.why{margin:2px 0;padding-left:18px;font-size:13px;word-break:break-word}
+p.to-exercise{margin:4px 0;padding:2px 8px;border-left:4px solid #8a5a00;font-size:13px;word-break:break-word}
 #controls{position:sticky;top:0;z-index:1;background:#f6f7f9;padding:8px 0;border-bottom:1px solid #d5d9e0;
 display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center}
 #controls label{white-space:nowrap}
@@ -246,14 +256,9 @@ def _counts(c: Certification) -> str:
 
 
 def _lists(c: Certification) -> str:
+    """The summary's lists: what decided the verdict, then what is missing for one (the to-do list), then the
+    expected failures and the ids that matched nothing."""
     sections = [
-        ("MUST requirements failed", c.failed_must, "", True),
-        (
-            "MUST requirements not exercised (the verdict is incomplete)",
-            [f"{key}: {why}" for key, why in c.incomplete.items()],
-            "",
-            False,
-        ),
         (
             "Failed as expected (listed in the expected failures)",
             [f"{e.requirement_id}: {e.reason}" for e in c.expected_failures],
@@ -280,16 +285,50 @@ def _lists(c: Certification) -> str:
             False,
         ),
     ]
-    html = []
-    for title, items, note, linked in sections:
-        if items:
-            # Inline, not one line each, and folded when long: a list of dozens (a narrowed run leaves most MUST
-            # requirements unexercised) must not push the requirements out of sight.
-            entries = f'<p class="ids">{", ".join(_link(item) if linked else escape(item) for item in items)}</p>'
-            if len(items) > FOLDED_LIST:
-                entries = f"<details><summary>{len(items)} requirements</summary>{entries}</details>"
-            html.append(f"<h3>{escape(title)}</h3>" + (f'<p class="note">{escape(note)}</p>' if note else ""))
-            html.append(entries)
+    html = [_id_list("MUST requirements failed", c.failed_must, "", linked=True), _to_do(c)]
+    html += [_id_list(title, items, note, linked=linked) for title, items, note, linked in sections]
+    return "\n".join(part for part in html if part)
+
+
+def _id_list(title: str, items: list[str], note: str, *, linked: bool) -> str:
+    if not items:
+        return ""
+    # Inline, not one line each, and folded when long: a list of dozens must not push the requirements out of sight.
+    entries = f'<p class="ids">{", ".join(_link(item) if linked else escape(item) for item in items)}</p>'
+    if len(items) > FOLDED_LIST:
+        entries = f"<details><summary>{len(items)} requirements</summary>{entries}</details>"
+    return f"<h3>{escape(title)}</h3>" + (f'<p class="note">{escape(note)}</p>' if note else "") + entries
+
+
+def _to_do(c: Certification) -> str:
+    """What would exercise the MUST requirements not exercised, as a to-do list: one item per thing to provide, with
+    the requirements it would exercise and, folded, why each was not exercised."""
+    items = to_do_of(c)
+    if not items:
+        return ""
+    count = len(c.incomplete)
+    html = [
+        f'<h3 id="to-do">To do: what would exercise the {count} MUST requirement{"" if count == 1 else "s"} '
+        "not exercised</h3>",
+        '<p class="note">A run is conformant only when every applicable MUST requirement was exercised. Each item is '
+        "one thing to provide: a [data] entry of the target description, a token, a feature, an option, or data "
+        "the target serves; the next run exercises the requirements listed under it.</p>",
+        '<ul class="todo">',
+    ]
+    for item in items:
+        ids = item.requirements
+        links = f'<p class="ids">{", ".join(map(_link, ids))}</p>'
+        if len(ids) > FOLDED_LIST:
+            links = f"<details><summary>{len(ids)} requirements</summary>{links}</details>"
+        reasons = "".join(f"<li>{escape(f'{key}: {why}')}</li>" for key, why in item.reasons.items())
+        what = f'<span class="todo-what">{escape(item.shown)}</span>'
+        html.append(
+            f'<li class="todo-item{"" if item.to_exercise else " unnamed"}">{what} '
+            f'<span class="note">exercises {len(ids)} MUST requirement{"" if len(ids) == 1 else "s"}:</span>{links}'
+            f'<details class="why"><summary>why {"it was" if len(ids) == 1 else "they were"} not exercised</summary>'
+            f'<ul class="why">{reasons}</ul></details></li>'
+        )
+    html.append("</ul>")
     return "\n".join(html)
 
 
@@ -396,6 +435,12 @@ def _requirement_row(
     ]
     if result.status == FAILED:
         cell.append(_first_cause(c, result, causes, same_cause, positions, har))
+    if result.unexercised:
+        to_exercise = "; ".join(result.to_exercise) or UNNAMED
+        cell.append(
+            f'<p class="to-exercise">Not exercised: {escape(result.unexercised)}.<br>'
+            f'<a href="#to-do">To exercise</a>: {escape(to_exercise)}</p>'
+        )
     return (
         f'<tr class="requirement {escape(result.status)}" id="r-{escape(requirement.id)}" '
         f'data-status="{escape(result.status)}">'

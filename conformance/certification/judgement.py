@@ -12,7 +12,9 @@ Rules (DESIGN.md, "Certification outputs"):
   `expected: true` and does not count against the verdict; a listed requirement that passed is reported `fixed`;
 - the verdict is `non-conformant` when a MUST requirement failed other than as expected; else `incomplete`
   when an applicable MUST requirement was not exercised (skipped, not tested, or some of the tests citing it
-  were deselected); else `conformant`.
+  were deselected); else `conformant`;
+- each way an applicable MUST requirement was not exercised is a `Gap`: why, and what would exercise it (what a
+  skipping test named after outcomes.TO_EXERCISE; a run of the whole suite for tests deselected).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from conformance.certification.expected import ExpectedFailure, ExpectedFailures
-from conformance.outcomes import TestOutcome
+from conformance.outcomes import TestOutcome, what_would_exercise
 from conformance.requirements import Requirement
 from conformance.settings import suite_version
 
@@ -36,6 +38,21 @@ TEST_OUTCOMES = ("passed", "failed", "error", "skipped")
 FAILING = ("failed", "error")
 INFO_NOTE = "informational: the contract does not fix this, so a failing test is an observation, never a failure"
 FIXED_NOTE = "listed as an expected failure, but passed: fixed"
+WHOLE_SUITE = "a run of the whole suite: without -k or --requirement"
+"""What exercises the tests a selection left out."""
+A_TEST = "a test of the suite citing it (none does: a gap of eris, not of the target)"
+"""What exercises a requirement no test cites."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One way an applicable MUST requirement was not exercised."""
+
+    reason: str
+    """What kept it from being exercised: what the skipping test looked for and where, or the tests left out."""
+    to_exercise: str
+    """What would exercise it: a [data] entry, a token, a feature, an option, data the target serves; "" when the
+    skipping test did not say."""
 
 
 @dataclass
@@ -56,23 +73,52 @@ class RequirementResult:
         return self.requirement.level == "MUST" and self.status == FAILED and not self.expected
 
     @property
+    def gaps(self) -> list[Gap]:
+        """Each distinct way an applicable MUST requirement was not fully exercised ([] when it was, or it is not a
+        MUST): the reasons its skipped tests gave, tests the selection left out, or no test at all."""
+        return self._skipped() + self._left_out()
+
+    @property
     def unexercised(self) -> str:
         """Why an applicable MUST requirement was not fully exercised ("" when it was, or it is not a MUST)."""
+        skipped, left_out = self._skipped(), self._left_out()
+        if not skipped:
+            return left_out[0].reason if left_out else ""
+        others = len(skipped) - 1
+        why = f"every test was skipped: {skipped[0].reason}"
+        if others:
+            why += f" (and {others} other reason{'' if others == 1 else 's'})"
+        return why + "".join(f"; {gap.reason}" for gap in left_out)
+
+    def _applicable_must(self) -> bool:
         if self.requirement.level != "MUST" or self.status in (FAILED, NOT_APPLICABLE):
-            return ""
-        if self.requirement.outside and self.status in (SKIPPED, NOT_TESTED):
-            return ""  # no request can exercise it: the note says why
-        if self.status == SKIPPED:
-            return f"every test was skipped: {self.message}"
-        if self.status == NOT_TESTED:
-            return (
-                f"not run in this selection ({_tests(len(self.deselected))} deselected)"
-                if self.deselected
-                else ("no test of the suite cites it")
-            )
+            return False
+        # a requirement no request can exercise is not missing anything: its note says why
+        return not (self.requirement.outside and self.status in (SKIPPED, NOT_TESTED))
+
+    def _skipped(self) -> list[Gap]:
+        if self.status != SKIPPED or not self._applicable_must():
+            return []
+        gaps = []
+        for test in self.tests:
+            reason, to_exercise = what_would_exercise(test.message_for(self.requirement.id))
+            gaps.append(Gap(reason or "skipped without a reason", to_exercise))
+        return list(dict.fromkeys(gaps))
+
+    def _left_out(self) -> list[Gap]:
+        if not self._applicable_must():
+            return []
         if self.deselected:
-            return f"{_tests(len(self.deselected))} citing it deselected"
-        return ""
+            left_out = _tests(len(self.deselected))
+            if self.status == NOT_TESTED:
+                return [Gap(f"not run in this selection ({left_out} deselected)", WHOLE_SUITE)]
+            return [Gap(f"{left_out} citing it deselected", WHOLE_SUITE)]
+        return [Gap("no test of the suite cites it", A_TEST)] if self.status == NOT_TESTED else []
+
+    @property
+    def to_exercise(self) -> list[str]:
+        """What would exercise it, each thing once ([] when nothing is missing, or the skipping tests named nothing)."""
+        return list(dict.fromkeys(gap.to_exercise for gap in self.gaps if gap.to_exercise))
 
 
 @dataclass
@@ -107,6 +153,11 @@ class Certification:
     def incomplete(self) -> dict[str, str]:
         """Applicable MUST requirements not fully exercised -> why."""
         return {r.requirement.id: r.unexercised for r in self.requirements if r.unexercised}
+
+    @property
+    def not_exercised(self) -> dict[str, list[Gap]]:
+        """Applicable MUST requirements not fully exercised -> each way, with what would exercise it."""
+        return {r.requirement.id: gaps for r in self.requirements if (gaps := r.gaps)}
 
     @property
     def counts(self) -> dict[str, int]:

@@ -8,7 +8,8 @@ from typing import TextIO
 
 from conformance.certification.causes import causes_of
 from conformance.certification.document import certified_for
-from conformance.certification.judgement import Certification
+from conformance.certification.judgement import WHOLE_SUITE, Certification
+from conformance.certification.todo import UNNAMED, to_do_of
 
 __all__ = ["print_summary"]
 
@@ -47,12 +48,7 @@ def print_summary(
             print(f"    the same cause also failed: {', '.join(cause.requirements[1:])}", file=out)
     if len(causes) > shown:
         print(f"  … and {len(causes) - shown} more causes of failed requirements: see report.html", file=out)
-    incomplete = list(c.incomplete.items())
-    for requirement_id, why in incomplete[:shown]:
-        print(f"  not exercised MUST {requirement_id}: {_shortened(why)}", file=out)
-    if len(incomplete) > shown:
-        more = len(incomplete) - shown
-        print(f"  … and {more} more MUST requirements not exercised: see report.html", file=out)
+    _print_not_exercised(c, out, shown=shown)
     for entry in c.expected.expired:
         print(f"  expected failure expired on {entry.until}: {entry.requirement_id} ({entry.reason})", file=out)
     if c.fixed:
@@ -71,9 +67,46 @@ def print_summary(
     print("  outputs: " + ", ".join(str(paths[name]) for name in outputs if name in paths), file=out)
 
 
-def _shortened(text: str) -> str:
+IDS_SHOWN = 4
+"""Requirement ids named on one line of the to-do list; the rest are counted."""
+
+
+def _print_not_exercised(c: Certification, out: TextIO, *, shown: int) -> None:
+    """Each MUST requirement not exercised with why and what would exercise it, then the to-do list: each thing to
+    provide once, with the requirements it would exercise."""
+    results = {r.requirement.id: r for r in c.requirements}
+    # what a run of the whole suite alone would not exercise first: that is what the vendor has to provide
+    incomplete = sorted(c.incomplete.items(), key=lambda item: results[item[0]].to_exercise == [WHOLE_SUITE])
+    for requirement_id, why in incomplete[:shown]:
+        print(f"  not exercised MUST {requirement_id}: {_shortened(why)}", file=out)
+        to_exercise = "; ".join(results[requirement_id].to_exercise) or UNNAMED
+        print(f"    to exercise: {_shortened(to_exercise, 160)}", file=out)
+    if len(incomplete) > shown:
+        more = len(incomplete) - shown
+        print(f"  … and {more} more MUST requirements not exercised: see report.html", file=out)
+    items = to_do_of(c)
+    if not items:
+        return
+    print(
+        f"  to do: {_count(len(items), 'thing')} would exercise the {_count(len(incomplete), 'MUST requirement')} "
+        "not exercised",
+        file=out,
+    )
+    for item in items[:shown]:
+        ids = item.requirements
+        named = ", ".join(ids[:IDS_SHOWN]) + (f" and {len(ids) - IDS_SHOWN} more" if len(ids) > IDS_SHOWN else "")
+        print(f"    [ ] {_shortened(item.shown, 160)} ({named})", file=out)
+    if len(items) > shown:
+        print(f"    … and {len(items) - shown} more things to do: see report.html", file=out)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _shortened(text: str, length: int = 100) -> str:
     line = _one_line(text)
-    return line if len(line) <= 100 else line[:99] + "…"
+    return line if len(line) <= length else line[: length - 1] + "…"
 
 
 def _one_line(text: str) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.certification.judgement import WHOLE_SUITE
 from conformance.embedded import EmbeddedReference
 
 CHROMIUM = os.environ.get("ERIS_CHROMIUM", "/usr/bin/chromium")
@@ -185,6 +186,29 @@ def test_the_report_reads_filters_searches_and_expands_in_chromium(browser, repo
     request = evidence.locator("details.exchange[open] pre").first
     assert request.is_visible() and "/v1/parties?status=" in request.inner_text()
     assert "In traffic.har: entry" in evidence.inner_text()
+
+    # what is missing for a verdict is a to-do list: one checkbox-like item per thing to provide, each with the
+    # requirements it would exercise (links to their rows) and, folded, why each was not exercised
+    items = page.locator("#summary ul.todo > li.todo-item")
+    assert items.count() >= 1 and all(items.nth(i).is_visible() for i in range(items.count()))
+    assert items.first.bounding_box()["y"] < requirements.bounding_box()["y"]
+    whole = items.filter(has=page.locator(".todo-what", has_text=WHOLE_SUITE))
+    assert whole.count() == 1
+    box = whole.evaluate(
+        "item => { const s = getComputedStyle(item, '::before'); return [s.width, s.borderTopStyle]; }"
+    )
+    assert box == ["14px", "solid"], box
+    why = whole.locator("details.why ul.why")
+    assert not why.is_visible()
+    whole.locator("details.why > summary").click()
+    assert why.is_visible() and "not run in this selection" in why.inner_text()
+    link = whole.locator("a[href^='#r-']").first
+    if not link.is_visible():  # a long list of requirements is folded under its length
+        whole.locator("details:not(.why) > summary").click()
+    row_id = link.get_attribute("href")[1:]
+    link.click()
+    row = page.locator(f"tr.requirement[id='{row_id}']")
+    assert row.is_visible() and "a run of the whole suite" in row.locator("p.to-exercise").inner_text()
 
     screenshot = artifacts / "report.png"
     page.screenshot(path=str(screenshot))
