@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from conformance.suite.support.discovery import Discovery, skip_without
+from conformance.outcomes import data_served
+from conformance.plugin import not_exercised
+from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.filters import FILTERS, check_filter_for
 from conformance.suite.support.reads import (
     ListRead,
@@ -62,7 +64,11 @@ def _party_identifiers(discovery: Discovery, references: Any) -> list[tuple[str,
 def test_the_assignments_of_one_holder(discovery: Discovery) -> None:
     grants = discovery.items(GRANTS)
     holders = sorted({pair for grant in grants for pair in _party_identifiers(discovery, grant.get("assignedTo"))})
-    skip_without(holders, "grant assignment to a Party")
+    if not holders:
+        not_exercised(
+            f"GET {GRANTS} served no assignment whose assignedTo names a Party that GET /v1/parties serves",
+            exercise=data_served(GRANTS, "an assignment assigned to a Party of the target (assignedTo)"),
+        )
     for holder in holders[:5]:
         shown = f"GET {GRANTS}?assignedTo={token(*holder)}"
         found = discovery.api.read_all(GRANTS, {"assignedTo": token(*holder)})
@@ -92,7 +98,13 @@ def test_who_holds_a_capability_over_a_person(discovery: Discovery) -> None:
         # those that some assignment matches on one half only first: an "either" reading then shows
         key=lambda q: -sum(1 for g in grants if (q[0] in scopes_of[g.get("id")]) != (q[1] in granted_of[g.get("id")])),
     )
-    skip_without(queries, "grant assignment with a Party in scope and a capability granted")
+    if not queries:
+        not_exercised(
+            f"GET {GRANTS} served no assignment with a Party of GET /v1/parties in its scope and a capability granted",
+            exercise=data_served(
+                GRANTS, "an assignment granting a capability (granted) over a Party of the target (scope)"
+            ),
+        )
     for person, capability in queries[:5]:
         params = {"scope": token(*person), "granted": token(*capability)}
         shown = f"GET {GRANTS}?scope={params['scope']}&granted={params['granted']}"
@@ -128,9 +140,15 @@ def _a_resource(discovery: Discovery, path: str) -> dict[str, Any]:
     if path == VALUE_SETS:
         listing = discovery.items(path)
         found = discovery.value_set(listing[0]["url"]) if listing else []
+        if not found:
+            not_exercised(
+                f"GET {path} listed no value set that GET {path}?url= then served, to send back",
+                exercise=data_served(path),
+            )
     else:
         found = discovery.items(path)
-    skip_without(found, f"item on {path} to send back")
+        if not found:
+            not_exercised(f"GET {path} served no item to send back", exercise=data_served(path))
     return found[0]
 
 

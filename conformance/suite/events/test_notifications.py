@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import blocked
+from conformance.outcomes import data_served
+from conformance.plugin import blocked, not_exercised
 from conformance.suite.support.writes import (
     codes,
     contractor_body,
@@ -65,9 +66,11 @@ BY_LOCATION = {
 def pushed(target: Any, request: pytest.FixtureRequest) -> Any:
     """The receiver, when the target pushes notifications to it."""
     if not target.notifications:
-        pytest.skip(
-            "the target description does not declare [features] notifications = true "
-            "(the target pushes Notification resources to the suite's [receiver])"
+        not_exercised(
+            "the target description does not declare [features] notifications = true: the suite has no target that "
+            "pushes Notification resources to its receiver",
+            exercise="[features] notifications = true, and the receiver's address ([receiver] port, or public_url) "
+            "given to the target as where it pushes",
         )
     return request.getfixturevalue("receiver")
 
@@ -248,7 +251,11 @@ def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
 ) -> None:
     owner = owner_nip_of(api, contract)
     if owner is None:
-        pytest.skip("the target shows no owner NIP, which PATCH /v1/parties needs")
+        not_exercised(
+            "GET /v1/parties showed no owner NIP (no Contractor owned by a NIP, no Employer with a NIP), which the "
+            "owner parameter of PATCH /v1/parties needs",
+            exercise=data_served("/v1/parties", "a Contractor owned by a NIP, or an Employer with a NIP"),
+        )
     _, party = create_contractor(api, contract, unique_name("Zmieniany"), owner_nip=owner)
     system, value = register_identifier(contract, party)
     renamed = unique_name("Zmieniony")

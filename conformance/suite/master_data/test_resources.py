@@ -8,11 +8,14 @@ from typing import Any
 
 import pytest
 
+from conformance.outcomes import data_served
+from conformance.plugin import not_exercised
+
 
 def _all_valid(api: Any, path: str, resource_type: str, params: dict[str, Any] | None = None) -> list[Any]:
     items = api.read_all(path, params, resource_type=resource_type)
     if not items:
-        pytest.skip(f"the target serves no {resource_type} at {path}: nothing to check")
+        not_exercised(f"GET {path} served no {resource_type}", exercise=data_served(path))
     return items
 
 

@@ -6,11 +6,13 @@ the url of their profiles (profiles/definitions)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
-from conformance.suite.support.discovery import Discovery, skip_without
+from conformance.outcomes import data_served
+from conformance.plugin import not_exercised
+from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.filters import FILTERS, check_filter
 from conformance.suite.support.reads import (
     NO_SUCH_VALUE,
@@ -30,11 +32,35 @@ CAPABILITIES = "ERIS-ACCESS-003"
 ASSIGNMENTS = "ERIS-ACCESS-004"
 
 
+def _listed(discovery: Discovery) -> list[dict[str, Any]]:
+    found = discovery.items(VALUE_SETS)
+    if not found:
+        not_exercised(f"GET {VALUE_SETS} listed no value set", exercise=data_served(VALUE_SETS))
+    return found
+
+
 @pytest.fixture(scope="module")
 def listing(discovery: Discovery) -> list[dict[str, Any]]:
-    found = discovery.items(VALUE_SETS)
-    skip_without(found, "value set in GET /v1/value-sets")
-    return found
+    return _listed(discovery)
+
+
+def _implementation_defined_sets(
+    discovery: Discovery, listing: list[dict[str, Any]], implementation_defined: set[str]
+) -> list[dict[str, Any]]:
+    """The implementation-defined value sets the target lists, as GET /v1/value-sets?url= serves them."""
+    return [s for url in sorted(implementation_defined & {i["url"] for i in listing}) for s in discovery.value_set(url)]
+
+
+def _without_implementation_defined(implementation_defined: set[str], carrying: str = "") -> NoReturn:
+    if carrying:
+        reason = f"no implementation-defined value set that GET {VALUE_SETS} lists carries {carrying}"
+    else:
+        reason = (
+            f"GET {VALUE_SETS} listed none of the implementation-defined value sets of the contract (profiles "
+            f"ValueSet: {', '.join(sorted(implementation_defined))})"
+        )
+    wanted = "an implementation-defined value set" + (f" with {carrying}" if carrying else "")
+    not_exercised(reason, exercise=data_served(VALUE_SETS, wanted))
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +75,7 @@ def implementation_defined(contract: Any) -> set[str]:
 def test_the_value_set_listing_gives_url_and_version_of_each_set(
     discovery: Discovery, implementation_defined: set[str]
 ) -> None:
-    listing = discovery.items(VALUE_SETS)
-    skip_without(listing, "value set in GET /v1/value-sets")
+    listing = _listed(discovery)
     for item in listing:
         discovery.api.judge(item, "ValueSetSummary", where=f"GET {VALUE_SETS} item {item.get('url')}")
         assert "version" in item, f"the listing item {item} has no version"
@@ -81,10 +106,9 @@ def test_each_listed_value_set_is_served_by_its_url_with_its_version(
 def test_implementation_defined_value_sets_are_served_with_version_null(
     discovery: Discovery, listing: list[dict[str, Any]], implementation_defined: set[str]
 ) -> None:
-    served = [
-        s for url in sorted(implementation_defined & {i["url"] for i in listing}) for s in discovery.value_set(url)
-    ]
-    skip_without(served, "implementation-defined value set")
+    served = _implementation_defined_sets(discovery, listing, implementation_defined)
+    if not served:
+        _without_implementation_defined(implementation_defined)
     versioned = [(s.get("url"), s.get("version")) for s in served if s.get("version") is not None]
     assert not versioned, f"implementation-defined value sets served with a version: {versioned}"
 
@@ -115,6 +139,10 @@ def test_a_value_set_not_available_is_a_404(discovery: Discovery, parameter: str
     assert response.status_code == 404, f"GET /v1/value-sets?{parameter}={url} answered {response.status_code}"
 
 
+SET_VALUES = {"id": "an id", "owner": "an owner", "status": "a status", "attribute": "an attribute with a string value"}
+"""What the filter by each parameter needs a set to carry."""
+
+
 def _set_values(value_set: dict[str, Any], parameter: str) -> list[str]:
     if parameter == "id":
         return [value_set["id"]] if isinstance(value_set.get("id"), str) else []
@@ -137,9 +165,10 @@ def _set_matches(discovery: Discovery, value_set: dict[str, Any], parameter: str
 def test_a_filter_of_implementation_defined_sets_finds_the_set_and_no_other(
     discovery: Discovery, listing: list[dict[str, Any]], implementation_defined: set[str], parameter: str
 ) -> None:
-    sets = [s for url in sorted(implementation_defined & {i["url"] for i in listing}) for s in discovery.value_set(url)]
+    sets = _implementation_defined_sets(discovery, listing, implementation_defined)
     carried = [(s, value) for s in sets for value in _set_values(s, parameter)[:1]]
-    skip_without(carried, f"implementation-defined value set with {parameter}")
+    if not carried:
+        _without_implementation_defined(implementation_defined, SET_VALUES[parameter])
     for value_set, value in carried:
         url = value_set["url"]
         shown = f"GET /v1/value-sets?url={url}&{parameter}={value}"
@@ -179,7 +208,12 @@ def test_the_installation_namespaces_of_parties_are_published_as_naming_systems(
     prefix = f"urn:oid:1.2.616.1.113769.4.{discovery.contract.installation.number}."
     systems = {system for party in discovery.parties for system, _ in identifiers(party)}
     used = sorted(system for system in systems if system.startswith(prefix))
-    skip_without(used, f"party identifier in an installation namespace ({prefix}<key>)")
+    if not used:
+        not_exercised(
+            f"GET /v1/parties served no party with an identifier in an installation namespace ({prefix}<key>, of "
+            "the installation number of the target description)",
+            exercise=data_served("/v1/parties", f"a party with an identifier in a namespace {prefix}<key>"),
+        )
     # The shape of a NamingSystem beyond "the key, the actual system, and the reference key" is not
     # shown: the system only has to be one of its values.
     published = _strings(discovery.items("/v1/naming-systems"))
@@ -198,7 +232,8 @@ def test_each_naming_system_states_its_key_system_and_whether_it_is_a_reference_
     member names are not shown, so each is looked for by value: a key (a string that is no URI), a URI, and a
     yes/no (a boolean, or a member whose name speaks of a reference key)."""
     items = discovery.items("/v1/naming-systems")
-    skip_without(items, "naming system")
+    if not items:
+        not_exercised("GET /v1/naming-systems served no naming system", exercise=data_served("/v1/naming-systems"))
     lacking = []
     for item in items:
         values = [v for name, v in item.items() if name not in ("owner", "meta", "contained", "attribute")]

@@ -9,11 +9,12 @@ authentication of endpoints other than POST /v1/reports is not shown."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
-from conformance.plugin import DEFAULT_COUNT
+from conformance.outcomes import data_served
+from conformance.plugin import DEFAULT_COUNT, not_exercised
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.reads import (
     ListRead,
@@ -33,8 +34,15 @@ def _params(discovery: Discovery, read: ListRead) -> dict[str, str]:
     """The required parameters of `read` with the discovered value that finds the most items."""
     params = discovery.largest_required(read)
     if params is None:
-        pytest.skip(f"no value of {', '.join(read.required)} found items on {read.path}: nothing to page through")
+        not_exercised(
+            f"GET {read.path} answered no items for any value of {', '.join(read.required)} the suite found to try",
+            exercise=data_served(read.path),
+        )
     return params
+
+
+def _no_items(read: ListRead, found: str = "no items") -> NoReturn:
+    not_exercised(f"GET {read.path} found {found}", exercise=data_served(read.path))
 
 
 def _paging_check(discovery: Discovery, read: ListRead, check: Callable[[list[Any]], None]) -> None:
@@ -45,7 +53,7 @@ def _paging_check(discovery: Discovery, read: ListRead, check: Callable[[list[An
     for attempt in range(3):
         everything = ids(discovery.api.read_all(read.path, params))
         if not everything:
-            pytest.skip(f"GET {read.path} found no items: nothing to page through")
+            _no_items(read)
         try:
             check(everything)
             return
@@ -86,7 +94,7 @@ def test_every_item_of_a_list_read_carries_its_resource_type(discovery: Discover
     # read without the validator: what this test finds is the base element, not a shape of the resource
     items = discovery.items(read.path)
     if not items:
-        pytest.skip(f"GET {read.path} found no items")
+        _no_items(read)
     wrong = [(i.get("id"), i.get("resourceType")) for i in items if i.get("resourceType") != read.resource_type]
     assert not wrong, f"GET {read.path}: items whose resourceType is not {read.resource_type}: {wrong[:5]}"
 
@@ -192,7 +200,7 @@ def _an_id(discovery: Discovery, read: ListRead) -> str:
     else:
         found = [i["id"] for i in discovery.items(read.path) if isinstance(i.get("id"), str)]
     if not found:
-        pytest.skip(f"GET {read.path} found no item with an id")
+        _no_items(read, "no item with an id")
     return found[0]
 
 

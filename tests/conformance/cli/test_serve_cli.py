@@ -282,7 +282,8 @@ def test_a_server_without_seed_data_is_certified_incomplete_naming_the_data_it_l
         )
     assert result.returncode == 3, result.stdout[-2000:] + result.stderr[-2000:]
     assert f"INCOMPLETE — {served.url}" in result.stdout
-    assert "the target serves no" in result.stdout  # which data it must hold
+    # which data it must hold, and what would exercise the requirements it could not
+    assert "served no" in result.stdout and "to exercise: data served by GET /v1/" in result.stdout
 
 
 def test_a_selection_of_the_suite_is_never_conformant(tmp_path: Path) -> None:
