@@ -4,7 +4,8 @@ with many seeds of the property phase (issue 27, point 6).
     python bench/seeds.py [--seeds 20] [--first-seed 1] [--target reference|VARIANT ...]
                           [--mode auto|full|properties] [--jobs 1] [--examples 12] [--keep DIR]
 
-A run is `eris certify --seed S` as a user starts it (a subprocess). Two modes:
+A run is `eris certify --seed S` as a user starts it (a subprocess), of the checkout this file is in: run it from a
+clone of a commit (`git clone`, then the project's venv) to measure that commit while others edit theirs. Modes:
 
 - **full**: the whole certification; what is compared is the verdict and the failed MUST requirements.
 - **properties**: only the tests that draw from the seed (SEEDED_TESTS); the verdict of such a selection is
@@ -32,9 +33,10 @@ from pathlib import Path
 
 from machine import checkout_state, load_average
 
+ROOT = Path(__file__).resolve().parent.parent
 # bench/ is first on the path when this file runs as a script, and bench/reports.py would hide the reports
-# package that the reference implementation imports
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
+# package that the reference implementation imports; the checkout's own packages go before an editable install
+sys.path[:] = [str(ROOT), *(entry for entry in sys.path if Path(entry or ".").resolve() != ROOT / "bench")]
 
 from reference_impl.deviations import VARIANT, catalogue  # noqa: E402
 
@@ -76,14 +78,24 @@ def certify(target: str, mode: str, seed: int, examples: int, report_dir: Path) 
     started = time.monotonic()
     try:
         done = subprocess.run(
-            command, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False, stdin=subprocess.DEVNULL
+            command,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
         return Run(target, mode, seed, seconds=RUN_TIMEOUT, error=f"no verdict within {RUN_TIMEOUT:.0f} s")
     seconds = time.monotonic() - started
     if done.returncode not in (0, 1, 3):
+        report_dir.mkdir(parents=True, exist_ok=True)
+        log = report_dir / "eris.log"
+        log.write_text(done.stdout + done.stderr, encoding="utf-8")
         lines = (done.stderr or done.stdout).strip().splitlines()
-        return Run(target, mode, seed, seconds=seconds, error=lines[-1] if lines else f"exit {done.returncode}")
+        last = lines[-1] if lines else f"exit {done.returncode}"
+        return Run(target, mode, seed, seconds=seconds, error=f"{last} [{log}]")
     summary = json.loads((report_dir / "certification.json").read_text(encoding="utf-8"))["summary"]
     return Run(target, mode, seed, summary["verdict"], tuple(sorted(summary["failed_must"])), seconds)
 
