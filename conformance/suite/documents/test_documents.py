@@ -56,7 +56,10 @@ def _of_profile(api: Any, contract: Any, profile: str) -> list[dict[str, Any]]:
 def test_document_references_read_by_profile(api: Any, contract: Any, profile: str) -> None:
     items = _of_profile(api, contract, profile)
     if not items:
-        pytest.skip(f"the target serves no {profile}")
+        not_exercised(
+            f"GET {DOCUMENTS}?profile={profile_url(contract, profile)} answers no document",
+            exercise=f"data served by GET {DOCUMENTS}: a {profile}",
+        )
     wanted = contract.profiles[profile]
     for item in items:
         assert wanted in api.validator.recognised_profiles(item, "DocumentReference"), (
@@ -68,7 +71,10 @@ def test_document_references_read_by_profile(api: Any, contract: Any, profile: s
 def test_document_references_read_by_identifier(api: Any, contract: Any) -> None:
     keyed = _keyed(contract, _documents(api))
     if not keyed:
-        pytest.skip("the target serves no document with an identifier in the DocumentReference.Id namespace")
+        not_exercised(
+            f"GET {DOCUMENTS} lists no document with an identifier in the DocumentReference.Id namespace",
+            exercise=f"data served by GET {DOCUMENTS}: a document with an identifier in that namespace",
+        )
     for key, document in keyed[:10]:
         found = only(
             api.read(DOCUMENTS, {"identifier": token(*key)}, resource_type="DocumentReference"),
@@ -82,7 +88,10 @@ def test_document_references_read_by_external_system_name_and_other_attributes(a
     documents = _documents(api)
     pairs = {pair for d in documents for pair in string_attributes(d)}
     if not pairs:
-        pytest.skip("the target's documents carry no attribute")
+        not_exercised(
+            f"no document listed by GET {DOCUMENTS} carries an attribute with a string value",
+            exercise=f"data served by GET {DOCUMENTS}: a document with an attribute",
+        )
     chosen = sorted(pairs, key=lambda pair: (pair[0] != "external-system-name", pair))[:3]
     for code, value in chosen:
         items = _documents(api, attribute=f"{code}|{value}")
@@ -103,7 +112,10 @@ def test_document_references_read_by_type(api: Any, contract: Any, vocabulary: s
     documents = _documents(api)
     typed = [(d, code) for d in documents for code in sorted(codes(d.get("type"), system))]
     if not typed:
-        pytest.skip(f"the target's documents have no type of {system}")
+        not_exercised(
+            f"no document listed by GET {DOCUMENTS} has a type of {system}",
+            exercise=f"data served by GET {DOCUMENTS}: a document with a type of {vocabulary}",
+        )
     document, code = typed[0]
     items = _documents(api, type=token(system, code))
     assert document.get("id") in _ids(items), f"GET {DOCUMENTS}?type={system}|{code} misses {document.get('id')}"
@@ -125,7 +137,10 @@ def test_document_references_read_by_participant(api: Any, contract: Any) -> Non
         and isinstance(p["identifier"].get("value"), str)
     ]
     if not named:
-        pytest.skip("the target's documents name no participant in an internal Party namespace")
+        not_exercised(
+            f"no document listed by GET {DOCUMENTS} names a participant in an internal Party namespace",
+            exercise=f"data served by GET {DOCUMENTS}: a document with a participant",
+        )
     document, key = named[0]
     items = _documents(api, participant=token(*key))
     assert document.get("id") in _ids(items), f"GET {DOCUMENTS}?participant={token(*key)} misses {document.get('id')}"

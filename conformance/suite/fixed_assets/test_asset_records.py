@@ -34,7 +34,7 @@ def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(
     """FixedAsset "Has no direct fields for location, cost center or responsible person"."""
     assets = api.read_all("/v1/fixed-assets", resource_type="FixedAsset")
     if not assets:
-        pytest.skip("the target serves no fixed asset")
+        not_exercised("GET /v1/fixed-assets answers no fixed asset", exercise="data served by GET /v1/fixed-assets")
     forbidden = namespace_systems(contract, "location") | namespace_systems(contract, "cost-center")
     for asset in assets:
         direct = sorted(DIRECT_FIELDS & set(asset))
@@ -60,7 +60,9 @@ def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(
 def test_asset_components_point_to_their_parent_fixed_asset(api: Any, findings: Any) -> None:
     components = api.read_all("/v1/asset-components", resource_type="AssetComponent")
     if not components:
-        pytest.skip("the target serves no asset component")
+        not_exercised(
+            "GET /v1/asset-components answers no asset component", exercise="data served by GET /v1/asset-components"
+        )
     assets = api.read_all("/v1/fixed-assets", resource_type="FixedAsset")
     served = {key for asset in assets for key in identifiers(asset)}
     for component in components:
@@ -151,7 +153,10 @@ def test_usage_places_are_locations_of_the_usage_place_category(api: Any, contra
     url = profile_url(contract, "UsagePlace")
     places = api.read_all("/v1/locations", {"profile": url}, resource_type="Location")
     if not places:
-        pytest.skip("the target serves no usage place")
+        not_exercised(
+            f"GET /v1/locations?profile={url} answers no usage place",
+            exercise="data served by GET /v1/locations: a location of profile UsagePlace",
+        )
     system = f"{vocab(contract)}/assets/location-category"
     for place in places:
         if not has_coding(place.get("category") or [], system, "usage-place"):
