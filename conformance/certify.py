@@ -2,7 +2,9 @@
 certification (DESIGN.md, "Certification outputs").
 
 Exit codes: 0 conformant, 1 non-conformant, 2 the run could not be made (bad options or target
-description, the target unreachable, the suite not collectable, no test selected), 130 interrupted.
+description, the target unreachable, the suite not collectable, no test selected) or stopped before its end (the
+target stopped answering, the run's time limit: the outputs are written for what was done, and say why),
+3 incomplete, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import random
 import re
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +27,7 @@ from typing import Any, TextIO
 import httpx
 import pytest
 
+from conformance.bounded_http import AnswerTooLarge, BoundedClient, size_text
 from conformance.certification import (
     CONFORMANT,
     INCOMPLETE,
@@ -34,10 +38,10 @@ from conformance.certification import (
 )
 from conformance.certification.summary import print_summary
 from conformance.outcomes import TestOutcome
-from conformance.plugin import OUTCOMES
+from conformance.plugin import OUTCOMES, run_stop_reason
 from conformance.progress import RunProgress, progress_mode
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
-from conformance.settings import DEFAULT_EXAMPLES
+from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT
 from conformance.target import TargetError, load_target
 
 __all__ = [
@@ -54,6 +58,8 @@ EXIT_CONFORMANT, EXIT_NON_CONFORMANT, EXIT_UNUSABLE, EXIT_INCOMPLETE = 0, 1, 2, 
 _EXIT_OF_VERDICT = {CONFORMANT: EXIT_CONFORMANT, NON_CONFORMANT: EXIT_NON_CONFORMANT, INCOMPLETE: EXIT_INCOMPLETE}
 OUTPUTS = ("certification.json", "report.html", "traffic.har", "junit.xml")
 PROBE_TIMEOUT = 10.0
+MIN_MAX_ANSWER_SIZE = 1024
+"""Below this no answer of the contract fits (an envelope with one item)."""
 SHOWN_FAILURES = 10
 PYTEST_LINES_SHOWN = 40
 _INI = """\
@@ -91,6 +97,12 @@ class CertifyOptions:
     """Faults of the embedded reference implementation (reference_impl.deviations), to measure the suite."""
     variants: tuple[str, ...] = ()
     """Conformant variants of the embedded reference implementation."""
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    """Seconds for a whole answer of the target (connecting, sending, head and body)."""
+    max_answer_size: int = DEFAULT_MAX_ANSWER_SIZE
+    """Bytes of an answer, decompressed: a larger one is a finding against its operation."""
+    run_timeout: float = DEFAULT_RUN_TIMEOUT
+    """Seconds of the whole run: no request is sent after it, and the run ends with what was done."""
     quiet: bool = False
     suite_dir: Path = SUITE_DIR
     out: TextIO = field(default_factory=lambda: sys.stdout)
@@ -140,12 +152,15 @@ def _certify(options: CertifyOptions) -> int:
             )
         except TargetError as error:
             raise RunError(str(error)) from None
-        _probe(target.base_url)
+        _probe(target.base_url, options)
         if not options.embedded:
             print(f"eris certify: certifying {target.base_url}", file=options.out)
         started = datetime.now(UTC)
         session = _run_suite(options, config, report_dir, folder)
         finished = datetime.now(UTC)
+    selection = _selection(options)
+    if session.run_stop:
+        selection = "; ".join(filter(None, [selection, f"the run stopped before its end: {session.run_stop}"]))
     certification = certify(
         catalogue,
         session.outcomes,
@@ -158,7 +173,7 @@ def _certify(options: CertifyOptions) -> int:
         deviations=(*options.faults, *options.variants),
         features=target.features,
         cited=_cited(options.suite_dir),
-        selection=_selection(options),
+        selection=selection,
     )
     try:
         paths = write_outputs(certification, report_dir)
@@ -166,6 +181,11 @@ def _certify(options: CertifyOptions) -> int:
         raise RunError(f"cannot write the certification into {report_dir}: {error.strerror or error}") from None
     paths["junit.xml"] = report_dir / "junit.xml"
     print_summary(certification, paths, options.out, shown=SHOWN_FAILURES, outputs=OUTPUTS)
+    if session.run_stop:
+        # a verdict of part of the suite is no certification: a CI gate reads 2, the outputs say what was done
+        raise RunError(
+            f"the run stopped before its end: {session.run_stop} (the outputs in {report_dir} show what was done)"
+        )
     return _EXIT_OF_VERDICT[certification.verdict]
 
 
@@ -190,6 +210,14 @@ def _checked(options: CertifyOptions) -> ExpectedFailures:
     """Options that need no target: the expected failures, workers, the suite folder."""
     if options.delivery_timeout is not None and not options.delivery_timeout > 0:
         raise RunError(f"--delivery-timeout must be more than 0 seconds, not {options.delivery_timeout:g}")
+    if not options.request_timeout > 0:
+        raise RunError(f"--request-timeout must be more than 0 seconds, not {options.request_timeout:g}")
+    if not options.run_timeout > 0:
+        raise RunError(f"--run-timeout must be more than 0 seconds, not {options.run_timeout:g}")
+    if options.max_answer_size < MIN_MAX_ANSWER_SIZE:
+        raise RunError(
+            f"--max-answer-size must be {size_text(MIN_MAX_ANSWER_SIZE)} or more, not {options.max_answer_size} bytes"
+        )
     if options.examples < 0:
         raise RunError(f"--examples must be 0 (no property phase) or more, not {options.examples}")
     if options.seed is not None and not 0 <= options.seed < 2**32:
@@ -256,25 +284,62 @@ def _prepared(report_dir: Path) -> Path:
     return report_dir.resolve()
 
 
-def _probe(base_url: str) -> None:
+def _probe(base_url: str, options: CertifyOptions) -> None:
     """Fail before pytest starts when nothing answers at the target: with workers, the plugin's own check
-    stops a worker, and its reason would not reach this process."""
+    stops a worker, and its reason would not reach this process. Bounded as every request of the run."""
+    timeout = min(PROBE_TIMEOUT, options.request_timeout)
     try:
-        httpx.get(f"{base_url}/v1/value-sets", timeout=PROBE_TIMEOUT)
+        with BoundedClient(request_timeout=timeout, max_answer_size=options.max_answer_size) as client:
+            client.get(f"{base_url}/v1/value-sets", params={"count": 1})
+    except AnswerTooLarge:
+        return  # it answers; the size is the read's own test's to judge
     except httpx.HTTPError as error:
         raise RunError(
             f"the target {base_url} cannot be reached: {_one_line(str(error)) or type(error).__name__}"
         ) from None
 
 
+class _Watchdog:
+    """Ends a run that overran its time limit by `grace` seconds (a test waiting on something other than the
+    target's answers: a delivery, a key): the main thread is interrupted, and the run ends with what was done."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._timer: threading.Timer | None = None
+        if threading.current_thread() is threading.main_thread():  # only the main thread can be interrupted
+            self._timer = threading.Timer(seconds, self._fire)
+            self._timer.daemon = True
+
+    def __enter__(self) -> _Watchdog:
+        if self._timer is not None:
+            self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _fire(self) -> None:
+        import _thread
+
+        self.fired = True
+        _thread.interrupt_main()
+
+
 class _Session:
     """A pytest plugin of this run: keeps the outcomes, and why the run stopped, if it did."""
 
-    def __init__(self) -> None:
+    def __init__(self, watchdog: _Watchdog, run_timeout: float) -> None:
         self.outcomes: list[TestOutcome] = []
         self.stopped: str | None = None
+        """Why the run could not be made (a plugin's pytest.exit): no certification."""
+        self.run_stop: str | None = None
+        """Why the run stopped before its end (the target stopped answering, the time limit): a certification of
+        what was done."""
         self.interrupted = False
         self.collection_errors: list[str] = []
+        self._watchdog = watchdog
+        self._run_timeout = run_timeout
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -289,7 +354,9 @@ class _Session:
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         error = excinfo.value
-        if isinstance(error, pytest.exit.Exception):
+        if self._watchdog.fired:
+            self.run_stop = f"the run overran its time limit of {self._run_timeout:g} s (--run-timeout) and was cut"
+        elif isinstance(error, pytest.exit.Exception):
             self.stopped = error.msg
         elif isinstance(error, KeyboardInterrupt) and type(error) is KeyboardInterrupt:
             self.interrupted = True
@@ -304,6 +371,11 @@ class _Session:
             dataclasses.replace(outcome, nodeid=without_group(outcome.nodeid))
             for outcome in session.config.stash.get(OUTCOMES, {}).values()
         ]
+        stop = run_stop_reason(session.config)
+        if stop is not None and self.run_stop is None:
+            self.run_stop = stop
+            if self.stopped is not None and self.stopped.endswith(stop):
+                self.stopped = None  # pytest-xdist: the stop of a worker arrives as an interruption
         # The failures are in the certification; the terminal keeps one line a test (the junit.xml and the
         # outcomes were made from the full report before this).
         session.config.option.tbstyle = "no"
@@ -343,29 +415,43 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         arguments += ["-k", options.keyword]
     arguments += [f"--eris-requirement={requirement_id}" for requirement_id in options.requirements]
     arguments += [f"--eris-examples={options.examples}", f"--eris-seed={options.seed}"]
+    arguments += [
+        f"--eris-request-timeout={options.request_timeout}",
+        f"--eris-max-answer-size={options.max_answer_size}",
+        f"--eris-run-timeout={options.run_timeout}",
+    ]
     if options.workers:
         arguments += ["-n", str(options.workers), "--dist", "loadgroup", "-p", "conformance.xdist_groups"]
     return arguments
 
 
 def _run_suite(options: CertifyOptions, config: str | None, report_dir: Path, folder: Path) -> _Session:
-    session = _Session()
+    watchdog = _Watchdog(options.run_timeout + _grace(options))
+    session = _Session(watchdog, options.run_timeout)
     arguments = _pytest_arguments(options, config, report_dir, folder)
     progress = None if options.quiet else RunProgress(options.out, progress_mode(options.out))
     # pytest's own dots and lines are kept aside (its terminal writer takes sys.stdout when it starts): eris shows
     # its progress instead, and pytest's words only where they say why a run could not be made
     pytest_output = io.StringIO()
     try:
-        with contextlib.redirect_stdout(pytest_output):
+        with watchdog, contextlib.redirect_stdout(pytest_output):
             code = pytest.main(arguments, plugins=[session, *([progress] if progress else [])])
     finally:
         if progress is not None:
             progress.close()
         gc.unfreeze()  # collectable again in a process that goes on (the kit's tests call eris in-process)
-    if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.INTERRUPTED):
+    if session.run_stop is None and code in (
+        pytest.ExitCode.USAGE_ERROR,
+        pytest.ExitCode.INTERNAL_ERROR,
+        pytest.ExitCode.INTERRUPTED,
+    ):
         print("\n".join(pytest_output.getvalue().splitlines()[-PYTEST_LINES_SHOWN:]), file=sys.stderr)
     if session.interrupted:
         raise KeyboardInterrupt
+    if session.run_stop and session.outcomes:
+        return session  # certified for what was done; the caller says why it stopped
+    if session.run_stop:
+        raise RunError(f"the run stopped before any test ended: {session.run_stop}")
     if session.stopped:
         raise RunError(session.stopped)
     if session.collection_errors:
@@ -386,6 +472,12 @@ def _run_suite(options: CertifyOptions, config: str | None, report_dir: Path, fo
             selected += f" (no test cites {', '.join(options.requirements)})"
         raise RunError(f"no conformance test ran{selected}: a certification needs at least one")
     return session
+
+
+def _grace(options: CertifyOptions) -> float:
+    """How long past --run-timeout the watchdog waits: no request starts after the limit, so the test running
+    then ends within one request, or one wait for a delivery (of the delivery timeout, 60 s by default)."""
+    return 2 * options.request_timeout + (options.delivery_timeout or 60.0)
 
 
 def _one_line(text: str) -> str:

@@ -4,7 +4,8 @@ Options name the target; fixtures give the tests what they need to check any imp
 
 - `target`: the target description (`conformance.target.Target`);
 - `contract`, `validator`: the contract data for the target's installation, and the validator;
-- `api`: an HTTP client of the target (`Api`), every exchange recorded for the report;
+- `api`: an HTTP client of the target (`Api`), every exchange recorded for the report, every answer bounded in time
+  and size (conformance.bounded_http); a target that stops answering, or a run past its time limit, stops the run;
 - `receiver`: the local HTTP receiver for report deliveries and notifications (started on first
   use, once per session);
 - `report_key`: a fresh RSA-4096 key pair for one report order; `key_pairs` hands out more (`take()`).
@@ -17,22 +18,33 @@ they reach the controller under pytest-xdist too; `OUTCOMES` collects them there
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import httpx
 import pytest
 
+from conformance.bounded_http import KEPT, AnswerTooLarge, AnswerTooSlow, BoundedClient
 from conformance.key_pairs import KeyPairs
+from conformance.operations import operation_requirement
 from conformance.outcomes import TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
-from conformance.settings import DEFAULT_EXAMPLES
+from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_response
 from profiles.limits import LIMITS
 from profiles.openapi_index import list_read, list_reads
 
-__all__ = ["OUTCOMES", "Api", "Findings", "PropertyBudget", "TestOutcome", "not_exercised"]
+__all__ = [
+    "OUTCOMES",
+    "Api",
+    "Findings",
+    "PropertyBudget",
+    "SuiteCouldNotSend",
+    "TestOutcome",
+    "not_exercised",
+    "run_stop_reason",
+]
 
 # The suite's helper modules fail with plain asserts too: rewrite them like the test modules.
 pytest.register_assert_rewrite("conformance.suite")
@@ -79,6 +91,10 @@ def blocked(requirement_id: str | None, message: str) -> NoReturn:
     raise AssertionError(message)
 
 
+SUITE_ERROR_EXERCISE = "a suite whose client can send it (report the error to the eris project)"
+TOKEN_EXERCISE = "[target] token in the target description, or --token"
+
+
 def not_exercised(reason: str, *, exercise: str) -> NoReturn:
     """Skip the running test for want of data or means: `reason` says what was looked for and where (a sentence,
     no final period needed), `exercise` what would exercise it: a [data] entry, a token, a feature, an option."""
@@ -88,6 +104,28 @@ def not_exercised(reason: str, *, exercise: str) -> NoReturn:
 
 OUTCOMES = pytest.StashKey[dict[str, TestOutcome]]()
 TRAFFIC = pytest.StashKey[Traffic]()
+STARTED = pytest.StashKey[float]()
+RUN_STOP = pytest.StashKey[str]()
+"""Why the run stopped before its end (a target that stopped answering, the run's time limit); set where it was
+decided and, under pytest-xdist, on the controller from the report carrying it."""
+_STOP_REPORTED = pytest.StashKey[bool]()
+STOP_PROPERTY = "eris_run_stopped"
+
+
+class SuiteCouldNotSend(Exception):
+    """The suite's own HTTP client (httpx, or schemathesis making the request) failed before the target could
+    answer: what it blocks is not exercised, and never the target's failure."""
+
+
+def run_stop_reason(config: pytest.Config) -> str | None:
+    """Why the run stopped before its end, or None when it ran to its end (or was stopped otherwise)."""
+    return config.stash.get(RUN_STOP, None)
+
+
+def _stop_run(session: pytest.Session, reason: str) -> None:
+    """No test starts after the running one: the certification is made of what was done, and says why."""
+    session.config.stash.setdefault(RUN_STOP, reason)
+    session.shouldstop = session.config.stash[RUN_STOP]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -109,6 +147,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--eris-seed", type=int, metavar="N", help="seed of the property phase (default: a new one, reported)"
     )
     group.addoption(
+        "--eris-request-timeout",
+        type=float,
+        default=DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time for a whole answer of the target (default {DEFAULT_REQUEST_TIMEOUT:g})",
+    )
+    group.addoption(
+        "--eris-max-answer-size",
+        type=int,
+        default=DEFAULT_MAX_ANSWER_SIZE,
+        metavar="BYTES",
+        help=f"largest answer read, decompressed (default {DEFAULT_MAX_ANSWER_SIZE})",
+    )
+    group.addoption(
+        "--eris-run-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="no request is sent after this time from the start of the session (default: no limit)",
+    )
+    group.addoption(
         "--eris-requirement",
         action="append",
         default=[],
@@ -118,12 +176,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.stash[STARTED] = time.monotonic()
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this conformance test checks")
     # declared here too, so that a run without pytest-xdist does not warn about the suite's groups
     config.addinivalue_line("markers", "xdist_group(name): tests that must run in one pytest-xdist worker")
     config.stash[OUTCOMES] = {}
     config.stash[TRAFFIC] = Traffic()
-    config.pluginmanager.register(_OutcomeCollector(config.stash[OUTCOMES]), "eris-outcomes")
+    config.pluginmanager.register(_OutcomeCollector(config), "eris-outcomes")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -169,15 +228,49 @@ def validator(contract: Any) -> Any:
     return Validator(contract)
 
 
-class Api:
-    """The target over HTTP (httpx). Every exchange is recorded for the test that made it. A 429
-    is waited out as its Retry-After says and repeated, so the gateway limit never fails a check."""
+@dataclass(frozen=True)
+class Bounds:
+    """What the run allows the target: seconds for a whole answer, bytes of an answer (decompressed), and the
+    moment (time.monotonic()) after which no request is sent (None: no limit)."""
 
-    def __init__(self, target: Target, validator: Any, traffic: Traffic, *, timeout: float = 30.0) -> None:
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    max_answer_size: int = DEFAULT_MAX_ANSWER_SIZE
+    run_deadline: float | None = None
+    run_timeout: float | None = None
+    """The limit the deadline comes from, as given (for the reason of a stop)."""
+
+
+class Api:
+    """The target over HTTP (a BoundedClient). Every exchange is recorded for the test that made it. A 429
+    is waited out as its Retry-After says and repeated, so the gateway limit never fails a check.
+
+    An answer past the bounds (`Bounds`) is a finding against the requirement of its operation. After a
+    request that met no answer, the target is asked once more (GET /v1/value-sets); when that meets none either,
+    the target has stopped answering: `stop_run` is told why, and every later request skips its test as not
+    exercised. What the suite's own client cannot send is `SuiteCouldNotSend`, never the target's failure."""
+
+    def __init__(
+        self,
+        target: Target,
+        validator: Any,
+        traffic: Traffic,
+        *,
+        bounds: Bounds | None = None,
+        stop_run: Callable[[str], None] | None = None,
+    ) -> None:
         self.target = target
         self.validator = validator
         self.traffic = traffic
-        self.client = httpx.Client(base_url=target.base_url, timeout=timeout)
+        self.bounds = bounds or Bounds()
+        self.client = BoundedClient(
+            base_url=target.base_url,
+            request_timeout=self.bounds.request_timeout,
+            max_answer_size=self.bounds.max_answer_size,
+        )
+        self.stopped: str | None = None
+        """Why no request is sent any more (the target stopped answering, the run's time limit)."""
+        self._stopped_exercise = ""
+        self._stop_run = stop_run or (lambda reason: None)
         self._identifier_probes: dict[tuple[str, str], str | None] = {}
 
     def close(self) -> None:
@@ -196,20 +289,81 @@ class Api:
     ) -> httpx.Response:
         """`token`: sent as Bearer when given. Elsewhere than POST /v1/reports the target's token goes with
         every request that names no credentials: authentication there is not shown, so a target may demand
-        it. Tests of POST /v1/reports always say which credentials they send."""
+        it. Tests of POST /v1/reports always say which credentials they send. An empty token is no token: a
+        Bearer without one is not sent."""
+        self._check_still_running()
         headers = dict(headers or {})
         if token is None and path != REPORTS_PATH and "authorization" not in {h.lower() for h in headers}:
             token = self.target.token
-        if token is not None:
+        if token:
             headers["Authorization"] = f"Bearer {token}"
         for _ in range(4):
-            started = time.time()
-            response = self.client.request(method, path, params=params, json=json, content=content, headers=headers)
-            self.traffic.record(exchange_of_response(response, started))
+            response = self._exchange(method, path, params=params, json=json, content=content, headers=headers)
             if response.status_code != 429:
                 return response
             time.sleep(min(MAX_RETRY_AFTER, _retry_after(response)))
         return response
+
+    def _exchange(self, method: str, path: str, **parts: Any) -> httpx.Response:
+        try:
+            request = self.client.build_request(method, path, **parts)
+        except Exception as error:  # whatever building fails on is the client's own doing: nothing was sent
+            raise SuiteCouldNotSend(
+                f"{method} {path}: the suite's client could not make the request: {_error_text(error)}"
+            ) from error
+        started = time.time()
+        try:
+            response = self.client.send(request)
+        except (httpx.LocalProtocolError, httpx.UnsupportedProtocol) as error:
+            raise SuiteCouldNotSend(
+                f"{method} {request.url}: the suite's client refused to send it: {_error_text(error)}"
+            ) from error
+        except AnswerTooLarge as error:
+            self.traffic.record(_cut_exchange(request, error.response, error.received, started))
+            _fails_its_operation(method, path, f"{method} {request.url}: {error}")
+        except AnswerTooSlow as error:
+            self.traffic.record(_cut_exchange(request, error.response, error.received, started))
+            stopped = self._stop_if_silent(f"{method} {request.url}: {error}")
+            _fails_its_operation(
+                method,
+                path,
+                f"{method} {request.url}: {error}" + ("; then the target stopped answering" if stopped else ""),
+            )
+        except httpx.TransportError as error:
+            self._stop_if_silent(f"{method} {request.url}: {_error_text(error)}")
+            raise
+        self.traffic.record(exchange_of_response(response, started))
+        return response
+
+    def _check_still_running(self) -> None:
+        deadline = self.bounds.run_deadline
+        if self.stopped is None and deadline is not None and time.monotonic() > deadline:
+            self._stop(
+                f"the run reached its time limit of {self.bounds.run_timeout:g} s (--run-timeout)",
+                exercise="a longer --run-timeout",
+            )
+        if self.stopped is not None:
+            not_exercised(f"the run stopped before this test ended: {self.stopped}", exercise=self._stopped_exercise)
+
+    def _stop_if_silent(self, what: str) -> bool:
+        """After `what` met no answer: whether the target answers at all (any answer to GET /v1/value-sets within
+        the request timeout). When it does not, the run stops."""
+        try:
+            self.client.get("/v1/value-sets", params={"count": 1})
+            return False
+        except AnswerTooLarge:
+            return False
+        except httpx.HTTPError as error:
+            self._stop(
+                f"the target stopped answering: {what}; and GET /v1/value-sets after it: {_error_text(error)}",
+                exercise="a target that answers throughout the run (see the last exchanges in traffic.har)",
+            )
+            return True
+
+    def _stop(self, reason: str, *, exercise: str) -> None:
+        if self.stopped is None:
+            self.stopped, self._stopped_exercise = reason, exercise
+            self._stop_run(reason)
 
     def get(self, path: str, params: Any = None, *, paging_defaults: bool = False, **kwargs: Any) -> httpx.Response:
         """A list read states `offset` unless `paging_defaults`: the default is ERIS-LIMIT-002's own test, and a
@@ -336,6 +490,41 @@ class Api:
         assert not errors, f"{where or resource_type} breaks the contract:\n  " + "\n  ".join(errors)
 
 
+def _fails_its_operation(method: str, path: str, message: str) -> NoReturn:
+    """An answer past the run's bounds: a finding against its operation's requirement, which blocks the test (see
+    `blocked`); an operation outside the contract fails the test itself."""
+    __tracebackhide__ = True
+    blocked(operation_requirement(method, path), message)
+
+
+def _cut_exchange(request: httpx.Request, response: httpx.Response | None, received: bytes, started: float) -> Exchange:
+    """The record of an answer cut at a bound: what arrived of it (status 0: not even its head)."""
+    import base64
+
+    content = request.content if hasattr(request, "_content") else b""
+    return Exchange(
+        direction="outbound",
+        started=started,
+        duration=time.time() - started,
+        method=request.method,
+        url=str(request.url),
+        request_headers=dict(request.headers),
+        request_body=base64.b64encode(content[:KEPT]).decode("ascii"),
+        request_body_size=len(content),
+        status=response.status_code if response is not None else 0,
+        response_headers=dict(response.headers) if response is not None else {},
+        response_body=base64.b64encode(received[:KEPT]).decode("ascii"),
+        response_body_size=len(received),
+    )
+
+
+def _error_text(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    if isinstance(error, AnswerTooLarge | AnswerTooSlow):
+        return text  # says what happened in the words of the run's options
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
 def _retry_after(response: httpx.Response) -> float:
     from reports.client import retry_after_seconds
 
@@ -372,14 +561,35 @@ def _carries(item: Any, system: str, value: str) -> bool:
     )
 
 
+def bounds_of(config: pytest.Config) -> Bounds:
+    run_timeout = config.getoption("eris_run_timeout")
+    return Bounds(
+        request_timeout=config.getoption("eris_request_timeout"),
+        max_answer_size=config.getoption("eris_max_answer_size"),
+        run_deadline=None if run_timeout is None else config.stash[STARTED] + run_timeout,
+        run_timeout=run_timeout,
+    )
+
+
 @pytest.fixture(scope="session")
-def api(target: Target, validator: Any, pytestconfig: pytest.Config) -> Iterator[Api]:
-    client = Api(target, validator, pytestconfig.stash[TRAFFIC])
+def api(target: Target, validator: Any, request: pytest.FixtureRequest) -> Iterator[Api]:
+    config = request.config
+    session = request.session
+    client = Api(
+        target, validator, config.stash[TRAFFIC], bounds=bounds_of(config), stop_run=lambda why: _stop_run(session, why)
+    )
     try:
-        client.get("/v1/value-sets")
+        probe = client.client.get("/v1/value-sets", params={"count": 1})
+    except AnswerTooLarge:
+        probe = None  # it answers: the read's own test judges the size
     except httpx.HTTPError as error:
-        pytest.exit(f"eris: the target {target.base_url} cannot be reached: {error}", returncode=2)
-    pytestconfig.stash[TRAFFIC].take()  # the probe belongs to no test
+        pytest.exit(f"eris: the target {target.base_url} cannot be reached: {_error_text(error)}", returncode=2)
+    if probe is not None and probe.status_code == 401 and not target.token:
+        pytest.exit(
+            f"eris: the target {target.base_url} answers 401 to GET /v1/value-sets: it demands a token on its reads, "
+            "and none is given ([target] token in the target description, or --token)",
+            returncode=2,
+        )
     yield client
     client.close()
 
@@ -411,6 +621,10 @@ class _RecordedReceiver:
 
 
 RECEIVER = pytest.StashKey[_RecordedReceiver]()
+RECEIVER_EXERCISE = (
+    "[receiver] host and port of this machine that the target can reach, or public_url (the address the target "
+    "sees, a tunnel) in the target description"
+)
 
 
 @pytest.fixture(scope="session")
@@ -423,6 +637,12 @@ def receiver(target: Target, pytestconfig: pytest.Config) -> Iterator[Any]:
         started.start()
     except OSError as error:
         pytest.exit(f"eris: the receiver cannot listen on {settings.host}:{settings.port}: {error}", returncode=2)
+    from conformance.reachability import receiver_unreachable
+
+    unreachable = receiver_unreachable(started.url, target.base_url)
+    if unreachable is not None:
+        started.stop()
+        not_exercised(unreachable, exercise=RECEIVER_EXERCISE)
     pytestconfig.stash[RECEIVER] = _RecordedReceiver(started, pytestconfig.stash[TRAFFIC])
     yield started
     started.stop()
@@ -462,6 +682,9 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     found = item.stash.get(FINDINGS, None)
     if found is not None and found in _RUNNING:
         _RUNNING.remove(found)
+    bounds = bounds_of(item.config)
+    if bounds.run_deadline is not None and time.monotonic() > bounds.run_deadline:
+        _stop_run(item.session, f"the run reached its time limit of {bounds.run_timeout:g} s (--run-timeout)")
 
 
 @pytest.fixture
@@ -528,6 +751,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             path, line, _ = item.reportinfo()
             report.outcome = "skipped"
             report.longrepr = (str(path), (line or 0) + 1, f"Skipped: {call.excinfo.value}")
+    if report.failed and call.excinfo is not None and call.excinfo.errisinstance(SuiteCouldNotSend):
+        # the suite's own client failed: what the test cites was not exercised (its skip says why)
+        path, line, _ = item.reportinfo()
+        report.outcome = "skipped"
+        reason = f"the suite could not send a request: {call.excinfo.value}"
+        report.longrepr = (str(path), (line or 0) + 1, f"Skipped: {reason}{TO_EXERCISE}{SUITE_ERROR_EXERCISE}")
+    if RUN_STOP in item.config.stash and not item.config.stash.get(_STOP_REPORTED, False):
+        item.config.stash[_STOP_REPORTED] = True  # carried to the controller under pytest-xdist
+        report.user_properties.append((STOP_PROPERTY, item.config.stash[RUN_STOP]))
     report.user_properties.append((REQUIREMENTS_PROPERTY, marker_ids))
     exchanges: list[Exchange] = item.config.stash[TRAFFIC].take()
     report.user_properties.append((EXCHANGES_PROPERTY, [e.to_dict() for e in exchanges]))
@@ -537,12 +769,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 class _OutcomeCollector:
     """Gathers each test's outcome where reports arrive (the controller, under pytest-xdist)."""
 
-    def __init__(self, outcomes: dict[str, TestOutcome]) -> None:
-        self.outcomes = outcomes
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.outcomes = config.stash[OUTCOMES]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = self.outcomes.setdefault(report.nodeid, TestOutcome(report.nodeid))
         properties = dict(report.user_properties)
+        if STOP_PROPERTY in properties:
+            self.config.stash.setdefault(RUN_STOP, properties[STOP_PROPERTY])
         outcome.requirements = sorted(set(outcome.requirements) | set(properties.get(REQUIREMENTS_PROPERTY, [])))
         outcome.exchanges += properties.get(EXCHANGES_PROPERTY, [])
         outcome.findings.update(properties.get(FINDINGS_PROPERTY, {}))

@@ -25,8 +25,10 @@ from functools import cache
 from typing import Any
 
 import httpx
+import hypothesis.errors
 import schemathesis
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.errors import SchemathesisError
 from schemathesis.core.failures import FailureGroup
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -35,11 +37,21 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from conformance.operations import REPORTS
 from profiles.openapi_index import openapi_document
 
-__all__ = ["REPORTS", "Finding", "Sent", "described", "judge", "load_schema", "send"]
+__all__ = ["GENERATION_ERRORS", "REPORTS", "Finding", "Sent", "described", "judge", "load_schema", "send"]
 
-REPORTS = "POST /v1/reports"
+GENERATION_ERRORS: tuple[type[Exception], ...] = (
+    SchemathesisError,
+    hypothesis.errors.Unsatisfiable,
+    hypothesis.errors.InvalidArgument,
+    hypothesis.errors.InvalidDefinition,
+    hypothesis.errors.ResolutionFailed,
+    hypothesis.errors.FlakyStrategyDefinition,
+)
+"""What schemathesis and hypothesis raise when they cannot generate from the contract: the suite's own failure."""
+
 _FINDING_TEXT_LIMIT = 600
 _PAGE_CHECK_MAX_COUNT = 200
 _RESOURCE_ANSWERS = ("Party", "FixedAssetDocument", "DocumentReference")
@@ -83,11 +95,17 @@ def load_schema(base_url: str) -> Any:
 
 
 def send(api: Any, case: Any, token: str | None) -> Sent:
-    """Send a generated case through the suite's client (recorded, 429 waited out). POST /v1/reports carries
-    `token`; the other operations carry the client's default credentials."""
+    """Send a generated case through the suite's client (recorded, 429 waited out, bounded). POST /v1/reports
+    carries `token`; the other operations carry the client's default credentials. SuiteCouldNotSend when
+    schemathesis cannot make the request, or the client cannot send it."""
+    from conformance.plugin import SuiteCouldNotSend
+
     base_url = str(api.client.base_url).rstrip("/")
     headers = {"Authorization": f"Bearer {token}"} if token and _label(case) == REPORTS else {}
-    kwargs = case.as_transport_kwargs(base_url=base_url, headers=headers)
+    try:
+        kwargs = case.as_transport_kwargs(base_url=base_url, headers=headers)
+    except Exception as error:  # schemathesis' own failure to serialise what it generated: nothing was sent
+        raise SuiteCouldNotSend(f"{_label(case)}: schemathesis could not make the request: {error}") from error
     sent_headers = {
         name: value
         for name, value in kwargs.get("headers", {}).items()

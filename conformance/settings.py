@@ -4,13 +4,31 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-__all__ = ["DEFAULT_EXAMPLES", "suite_version"]
+__all__ = [
+    "DEFAULT_EXAMPLES",
+    "DEFAULT_MAX_ANSWER_SIZE",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_RUN_TIMEOUT",
+    "suite_version",
+]
 
 DEFAULT_EXAMPLES = 12
 """Examples per property of the property phase. Generating them is most of the phase's cost (hypothesis and
 schemathesis): with 12 a full run of the embedded reference implementation takes about 15 s on two shared cores
 (bench/certify.py), with 264 generated requests and three walks of the links; 20, the default until 2026-11, gives
 440 and five, and one to four seconds more."""
+
+
+DEFAULT_REQUEST_TIMEOUT = 30.0
+"""Seconds for a whole answer of the target (`eris certify --request-timeout`): a remote target over a slow link
+answers a read of the suite well within it."""
+DEFAULT_MAX_ANSWER_SIZE = 32 * 1024 * 1024
+"""Bytes of an answer, decompressed (`eris certify --max-answer-size`): the suite reads test data in pages of at
+most 100 items, and parses what it reads (a JSON answer takes several times its size in memory)."""
+DEFAULT_RUN_TIMEOUT = 3600.0
+"""Seconds a certification run may take (`eris certify --run-timeout`): a run of the embedded reference
+implementation takes 20 s, a remote target's a few minutes (each delivery is waited for up to 60 s); an hour leaves
+room for a slow link, and still ends a CI job that would otherwise wait until its own limit."""
 
 
 def suite_version() -> str:

@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue
-from conformance.settings import DEFAULT_EXAMPLES
+from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20}
+_UNITS |= {"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
 
 __all__ = ["add_commands"]
 
@@ -76,6 +79,30 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="certify the embedded reference implementation with this conformant variant (repeatable)",
     )
+    certify.add_argument(
+        "--request-timeout",
+        type=float,
+        default=DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time for a whole answer of the target, its body included (default {DEFAULT_REQUEST_TIMEOUT:g}); a "
+        "target that answers nothing in that time, nor to one more request, has stopped answering: the run ends",
+    )
+    certify.add_argument(
+        "--max-answer-size",
+        type=_size,
+        default=DEFAULT_MAX_ANSWER_SIZE,
+        metavar="SIZE",
+        help=f"largest answer read, counted after decompression, in bytes or with KiB, MiB, GiB (default "
+        f"{DEFAULT_MAX_ANSWER_SIZE >> 20}MiB); a larger answer fails its operation's requirement",
+    )
+    certify.add_argument(
+        "--run-timeout",
+        type=float,
+        default=DEFAULT_RUN_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time for the whole run (default {DEFAULT_RUN_TIMEOUT:g}); past it the run ends with exit 2 and "
+        "outputs for what was done",
+    )
     certify.add_argument("--quiet", "-q", action="store_true", help="print the summary only, not the progress")
     certify.add_argument("--suite", default=str(SUITE_DIR), help=argparse.SUPPRESS)  # the project's own tests
     certify.set_defaults(run=run_certify_command)
@@ -98,6 +125,19 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     requirements.set_defaults(run=run_requirements)
 
 
+def _size(text: str) -> int:
+    """A size in bytes, or with a unit: 64KiB, 32MiB, 1GiB (K, M, G and KB, MB, GB are read as powers of 1024)."""
+    number = text.strip().rstrip("bBiIkKmMgG ")
+    unit = text.strip()[len(number) :].strip().lower()
+    try:
+        value = float(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (for example 32MiB, 512KiB, 1000000)") from None
+    if unit not in _UNITS:
+        raise argparse.ArgumentTypeError(f"{text!r}: the unit {unit!r} is not one of B, KiB, MiB, GiB")
+    return int(value * _UNITS[unit])
+
+
 def run_certify_command(args: argparse.Namespace) -> int:
     from conformance.certify import CertifyOptions, run_certify
 
@@ -116,6 +156,9 @@ def run_certify_command(args: argparse.Namespace) -> int:
             seed=args.seed,
             faults=tuple(args.fault),
             variants=tuple(args.variant),
+            request_timeout=args.request_timeout,
+            max_answer_size=args.max_answer_size,
+            run_timeout=args.run_timeout,
             quiet=args.quiet,
             suite_dir=Path(args.suite),
         )

@@ -10,11 +10,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import hypothesis.core
+from hypothesis import reject
 from hypothesis import strategies as st
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.core.transport import Response
 from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
 
+from conformance.outcomes import Blocked
+from conformance.plugin import SuiteCouldNotSend
 from conformance.properties import described, judge, send
 from conformance.suite.support.writes import contractor_body, display_name, identifiers, installation_systems
 from profiles.openapi_index import list_read
@@ -66,18 +69,34 @@ class PartyLedger:
         """POST answers 200 whose party has an identifier (system and value) in an installation namespace."""
         self.reads_after: dict[str, int] = {}
         """method of the write -> reads of a party it wrote."""
+        self.sent = 0
+        """Steps the target answered."""
+        self.unsent: list[str] = []
+        """Why the suite's client could not send a step (its own doing, not the target's)."""
 
-    def step(self, case: Any) -> Any:
-        sent = send(self.api, case, self.target.token)
+    def step(self, case: Any) -> Any | None:
+        """The step sent and judged; None when it could not be sent, or its answer passed the run's bounds (that
+        is recorded against the operation's requirement)."""
+        try:
+            sent = send(self.api, case, self.target.token)
+        except SuiteCouldNotSend as error:
+            self.unsent.append(str(error))
+            return None
+        except Blocked:
+            return None
+        self.sent += 1
         label = f"{case.method.upper()} {case.path}"
-        for finding in judge(
-            sent,
-            operation_requirement=self.requirements[label],
-            item_type="Party" if case.method.upper() == "GET" else None,
-            validator=self.validator,
-            api=self.api,
-        ):
-            self.findings.add(finding.requirement, f"[{finding.check}] {finding.message}")
+        try:
+            for finding in judge(
+                sent,
+                operation_requirement=self.requirements[label],
+                item_type="Party" if case.method.upper() == "GET" else None,
+                validator=self.validator,
+                api=self.api,
+            ):
+                self.findings.add(finding.requirement, f"[{finding.check}] {finding.message}")
+        except Blocked:
+            return None
         self._remember_write(case, sent)
         self._check_read_after_write(case, sent)
         return sent
@@ -126,7 +145,10 @@ class PartyLedger:
             )
 
     def verdict(self) -> None:
-        """Findings about the sequences as a whole: writes that could not be read back at all."""
+        """Findings about the sequences as a whole: writes that could not be read back at all (nothing when the
+        target answered no step: the test says why it was not exercised)."""
+        if not self.sent:
+            return
         if not self.accepted_writes:
             self.findings.add("ERIS-PARTY-012", "no Contractor write of the sequences was answered 200")
         elif not self.addressable_writes:
@@ -150,7 +172,10 @@ def party_sequences(machine: type, ledger: PartyLedger) -> type:
                     case.query = {name: value for name, value in (case.query or {}).items() if name in linked}
                     if case.method.upper() == "GET":  # the links state the offset; its default is LIMIT-002's
                         case.query.setdefault("offset", "0")
-            return StepOutput(Response.from_any(ledger.step(case).response), case)
+            sent = ledger.step(case)
+            if sent is None:
+                reject()  # nothing the target answered to go on from
+            return StepOutput(Response.from_any(sent.response), case)
 
     return PartySequences
 
@@ -159,6 +184,8 @@ def walk_links(schema: Any, ledger: PartyLedger, document: dict[str, Any], case:
     """Send `case`, then every operation its answer links to (OpenAPI links of openapi.json, followed in name
     order, depth first), with the link's parameters and `bodies[operationId]` as body."""
     sent = ledger.step(case)
+    if sent is None:
+        return
     operation = document["paths"][case.path][case.method.lower()]
     links = operation["responses"].get(str(sent.response.status_code), {}).get("links", {})
     if not links:
