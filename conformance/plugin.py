@@ -212,13 +212,30 @@ def target(pytestconfig: pytest.Config) -> Target:
 
 
 @pytest.fixture(scope="session")
-def contract(target: Target) -> Any:
-    from conformance.discovery import published_namespaces
-    from profiles import load_contract
+def contract(target: Target, pytestconfig: pytest.Config) -> Any:
+    """The contract for the target's installation: the description's [installation], what it leaves out read
+    from the target (conformance/target_installation.py), and more namespaces of a kind the target publishes."""
+    from conformance.target_installation import UndecidedInstallation, target_installation
+    from profiles import ConfigError
 
-    configured = load_contract(target.config_path)
-    # The target's own NamingSystems may name more namespaces of a kind than its configuration (two inboxes)
-    return configured.with_namespaces(published_namespaces(configured, target.base_url, token=target.token))
+    try:
+        found = target_installation(target, timeout=pytestconfig.getoption("eris_request_timeout", 30.0))
+    except (ConfigError, UndecidedInstallation) as error:
+        pytest.exit(f"eris: {error}", returncode=2)
+    _tell_once(pytestconfig, found.notes)
+    return found.contract
+
+
+def _tell_once(config: pytest.Config, lines: tuple[str, ...]) -> None:
+    """`lines` on the run's stderr, past pytest's capture, once a run (not again from every worker)."""
+    import contextlib
+    import sys
+
+    if not lines or getattr(config, "workerinput", {}).get("workerid", "gw0") != "gw0":
+        return
+    capture = config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 @pytest.fixture(scope="session")

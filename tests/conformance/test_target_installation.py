@@ -1,0 +1,138 @@
+"""The installation a certification runs against: what the target description leaves out is read from the target,
+and the run says where each value came from; a description written by `eris init` certifies a conformant target
+of another installation. Real servers of the reference implementation (tests/installation_servers.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from installation_servers import OTHER_INSTALLATION, OWN_SHAPE, serving, tokens, two_installations
+
+from conformance.cli import main
+from conformance.target import load_target
+from conformance.target_installation import UndecidedInstallation, target_installation
+from profiles import load_installation
+
+RUN_TIMEOUT = 600
+
+
+def _eris() -> list[str]:
+    script = Path(sys.executable).with_name("eris")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.cli"]
+
+
+def _certify(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*_eris(), "certify", "--seed", "1", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _description(path: Path, base_url: str, body: str = "") -> Path:
+    path.write_text(f'[target]\nbase_url = "{base_url}"\n{body}', encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def acme(tmp_path: Path) -> Path:
+    config = tmp_path / "acme.toml"
+    config.write_text(OTHER_INSTALLATION, encoding="utf-8")
+    return config
+
+
+def test_every_value_the_description_leaves_out_is_read_from_the_target(acme: Path, tmp_path: Path) -> None:
+    expected = load_installation(acme)
+    with serving(acme, variants=(OWN_SHAPE,)) as server:
+        bare = target_installation(load_target(_description(tmp_path / "bare.toml", server.url)))
+        partial = target_installation(
+            load_target(_description(tmp_path / "p.toml", server.url, '[installation]\nns_url = "https://mine"\n'))
+        )
+    assert bare.contract.installation.values == expected.values
+    assert bare.contract.installation.namespace_keys == expected.namespace_keys
+    assert bare.notes[0].startswith("eris certify: 17 installation values are not in the target description")
+    noted = {line.split(" = ")[0].strip(): line for line in bare.notes[1:]}
+    assert set(noted) == {*expected.values, *expected.namespace_keys}
+    assert all(" (from " in line and "GET /v1/" in line for line in noted.values())
+    assert noted["contractor-warehouse"].startswith("  contractor-warehouse = '22' (from GET /v1/parties")
+    # what the description gives is kept, even where the target shows otherwise, and is not announced
+    assert partial.contract.installation.values["ns_url"] == "https://mine"
+    assert partial.contract.installation.values["installation"] == "42"
+    assert partial.notes[0].startswith("eris certify: 16 installation values")
+    assert not any(line.startswith("  ns_url") for line in partial.notes)
+
+
+def test_a_description_that_gives_every_value_reads_nothing_to_complete_it(acme: Path) -> None:
+    with serving(acme, variants=(OWN_SHAPE,)) as server:
+        text = acme.read_text(encoding="utf-8")
+        acme.write_text(f'[target]\nbase_url = "{server.url}"\n{text}', encoding="utf-8")
+        found = target_installation(load_target(acme))
+    assert found.notes == ()
+    assert found.contract.installation.values == load_installation(acme).values
+
+
+def test_two_installations_stop_the_run_unless_the_description_names_one(acme: Path, tmp_path: Path) -> None:
+    with serving(acme, variants=(OWN_SHAPE,), seed=two_installations("99")) as server:
+        with pytest.raises(UndecidedInstallation) as undecided:
+            target_installation(load_target(_description(tmp_path / "bare.toml", server.url)))
+        named = _description(tmp_path / "named.toml", server.url, '[installation]\ninstallation = "42"\n')
+        found = target_installation(load_target(named))
+    message = str(undecided.value)
+    assert "installation = 42 (" in message and "installation = 99 (" in message
+    assert message.endswith("name installation in [installation] of the target description (eris init writes one)")
+    assert found.contract.installation.values == load_installation(acme).values
+
+
+def test_certify_says_where_the_values_came_from_and_stops_in_one_line_on_a_conflict(
+    acme: Path, tmp_path: Path
+) -> None:
+    with serving(acme, variants=(OWN_SHAPE,)) as server:
+        bare = _description(tmp_path / "bare.toml", server.url)
+        run = _certify("--config", str(bare), "--requirement", "ERIS-PARTY-007", "--report-dir", str(tmp_path / "a"),
+                       cwd=tmp_path)  # fmt: skip
+    assert run.returncode in (0, 3), run.stdout[-2000:] + run.stderr[-2000:]
+    assert "eris certify: 17 installation values are not in the target description; from the target:" in run.stderr
+    assert "  installation = '42' (from " in run.stderr
+    assert "  contractor = '21' (from GET /v1/parties (identifiers of Contractor parties)" in run.stderr
+    certification = json.loads((tmp_path / "a" / "certification.json").read_text(encoding="utf-8"))
+    party_007 = next(r for r in certification["requirements"] if r["id"] == "ERIS-PARTY-007")
+    assert party_007["status"] == "passed"  # read under installation 42: with the example's 7 it had no data
+
+    with serving(acme, variants=(OWN_SHAPE,), seed=two_installations("99")) as server:
+        bare = _description(tmp_path / "bare.toml", server.url)
+        run = _certify("--config", str(bare), "--requirement", "ERIS-PARTY-007", "--report-dir", str(tmp_path / "b"),
+                       cwd=tmp_path)  # fmt: skip
+    assert run.returncode == 2, run.stdout[-2000:] + run.stderr[-2000:]
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("eris: the target shows installation = 42 (") and "installation = 99 (" in last
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_a_description_written_by_init_certifies_a_conformant_target_of_another_installation(
+    acme: Path, tmp_path: Path
+) -> None:
+    """Only the tokens added by hand: `eris init` leaves nothing else to type on a target that serves items of
+    every profile."""
+    written = tmp_path / "target.toml"
+    with serving(acme, variants=(OWN_SHAPE,)) as server:
+        assert main(["init", "--target", server.url, "--output", str(written)]) == 0
+        with_right, without_right = tokens(server)
+        text = written.read_text(encoding="utf-8")
+        text = text.replace('# token = "..."', f'token = "{with_right}"', 1)
+        text = text.replace('# token_without_report_right = "..."', f'token_without_report_right = "{without_right}"')
+        written.write_text(text, encoding="utf-8")
+        run = _certify("--config", str(written), "--examples", "2", "--report-dir", str(tmp_path / "out"), cwd=tmp_path)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "CONFORMANT" in run.stdout and "installation values are not in the target description" not in run.stderr
+    certification = json.loads((tmp_path / "out" / "certification.json").read_text(encoding="utf-8"))
+    assert certification["summary"]["verdict"] == "conformant"
+    assert [r["id"] for r in certification["requirements"] if r["status"] == "failed"] == []
