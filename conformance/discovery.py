@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from conformance.bounded_http import BoundedClient
 from conformance.installation_evidence import Discovery, NamespaceEvidence
 from conformance.registry_systems import registry_placeholders, registry_systems
 from conformance.served_values import (
@@ -62,7 +63,7 @@ def discover(
     base_url: str, *, token: str | None = None, client: httpx.Client | None = None, timeout: float = 30.0
 ) -> Discovery:
     """Read the target at `base_url` (without /v1) and return what it shows of its installation."""
-    own = client or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
+    own = client or BoundedClient(base_url=base_url.rstrip("/"), request_timeout=timeout)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     problems: list[str] = []
     try:
@@ -253,7 +254,7 @@ def published_namespaces(
 ) -> list[tuple[str, str]]:
     """(key, system) of every namespace the target publishes at GET /v1/naming-systems by the contract's key
     (nothing when it cannot be read: the configured namespaces stay). More than one system may share a key."""
-    own = client or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
+    own = client or BoundedClient(base_url=base_url.rstrip("/"), request_timeout=timeout)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
         return list(_key_and_system(contract, _items(own, NAMING_SYSTEMS, headers, [])))
