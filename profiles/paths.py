@@ -35,3 +35,18 @@ def values_at(document: Any, tokens: tuple[str, ...]) -> list[tuple[Any, Where]]
 
 def split_path(path: str) -> tuple[str, ...]:
     return tuple(path.split(".")) if path else ()
+
+
+def without_members(document: Any, paths: list[Where]) -> Any:
+    """A copy of `document` without the object members at `paths`; only the objects and arrays on the way to them
+    are copied, the rest is shared."""
+    copy: Any = dict(document) if isinstance(document, dict) else list(document)
+    deeper: dict[str | int, list[Where]] = {}
+    for path in paths:
+        if len(path) == 1:
+            copy.pop(path[0], None)
+        else:
+            deeper.setdefault(path[0], []).append(path[1:])
+    for token, rest in deeper.items():
+        copy[token] = without_members(copy[token], rest)  # type: ignore[index]
+    return copy

@@ -71,9 +71,10 @@ def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[F
         return
     for at, system, code in from_set:
         if not value_set.contains(system, code):
+            what = f"code {code!r} is not in" if code is not None else f"a coding of {system} has no code of"
             yield Finding(
                 "binding-code-not-in-value-set",
-                f"code {code!r} is not in value set {value_set.url} ({strength} binding)",
+                f"{what} value set {value_set.url} ({strength} binding)",
                 (*at, "code"),
             )
     if strength == "required" and not from_set:

@@ -17,12 +17,12 @@ from profiles.clean_gate import CleanGate, clean_gate
 from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue, pointer
-from profiles.paths import split_path, values_at
+from profiles.paths import Where, split_path, values_at, without_members
 from profiles.recognition import ProfileRecognition
 from profiles.rule_schemas import compile_rule
 from profiles.rule_set import standard_rules
 from profiles.rules import Rule
-from profiles.structure import SchemaStore
+from profiles.structure import SchemaStore, Structure
 
 try:  # the compiled loop (setup.py): optional, the same answers as gate_refused's map of passes_gate
     from profiles import _gate_batch
@@ -214,6 +214,22 @@ class Validator:
             return []
         return self.explain(document, resource_type=resource_type, profile=profile, context=context)
 
+    def as_read(self, document: Any, *, resource_type: str | None = None) -> Any:
+        """The document as the validator reads it: without the members whose null it reads as an element without
+        a value (a copy; the document itself when there are none). A service that takes a write body the validator
+        accepted handles it in this form."""
+        found = document.get("resourceType", resource_type) if type(document) is dict else None
+        rules = self.contract.resources.get(found) if type(found) is str else None
+        if rules is None or not rules.schema or self.schemas.validator(rules.schema).is_valid(document):
+            return document
+        try:
+            structure = self.schemas.check(rules.schema, document, rules.requirement, self.issue_codes)
+        except (ValueError, RecursionError):
+            return document
+        if not structure.null_members:
+            return document
+        return self._nulls_read_as_absent(rules.schema, rules.requirement, document, structure)[0]
+
     def iter_issues(
         self,
         document: Any,
@@ -264,11 +280,16 @@ class Validator:
         else:
             if rules.schema:
                 try:
-                    structure = list(self.schemas.iter_issues(rules.schema, document, rules.requirement, codes))
+                    structure = self.schemas.check(rules.schema, document, rules.requirement, codes)
+                    if structure.null_members:
+                        document, structure, absent = self._nulls_read_as_absent(
+                            rules.schema, rules.requirement, document, structure
+                        )
+                        yield from _by_element(self._null_choices(absent, rules), rules)
                 except (ValueError, RecursionError) as error:  # a lone surrogate, nesting beyond the engine
                     yield codes.issue("payload-not-checkable", "", _not_checkable(error))
                     return
-                yield from _by_element(structure, rules)
+                yield from _by_element(structure.issues, rules)
             plan = self._planned(rules.resource_type, context)
         applied, issues = self.recognition.recognise(document, rules.resource_type, context, profile)
         if issues:
@@ -279,6 +300,32 @@ class Validator:
             profile_plan = self._planned(applied_profile.name, context, applied_profile)
             if profile_plan:  # most profiles only recognise; an empty plan is not worth a generator
                 yield from self._apply(profile_plan, document, ctx)
+
+    def _nulls_read_as_absent(
+        self, schema: str, requirement: str | None, document: dict[str, Any], structure: Structure
+    ) -> tuple[dict[str, Any], Structure, list[Where]]:
+        """A null is how Java and .NET serialise an element without a value: where the schema refuses a null as the
+        value of a member it names but does not require, the member is read as absent. The document without those
+        members (a copy), its structure, and their paths. A required member that is null stays as it is: its
+        structure issue stands."""
+        absent = structure.null_members
+        while absent:
+            copy = without_members(document, absent)
+            checked = self.schemas.check(schema, copy, requirement, self.issue_codes)
+            required = {path for path in absent if (path[:-1], path[-1]) in checked.missing}
+            if not required:
+                return copy, checked, absent
+            absent = [path for path in absent if path not in required]
+        return document, structure, []
+
+    def _null_choices(self, absent: list[Where], rules: ResourceRules) -> Iterator[Issue]:
+        for path in absent:
+            message = (
+                f"{path[-1]!r} is null: read as an element without a value (the contract leaves open how one is "
+                "served; the reference implementation leaves it out)"
+            )
+            # the resource type's requirement, as for its structure: no rule row reports this
+            yield replace(self.issue_codes.issue("open-choice", _pointer(path), message), requirement=rules.requirement)
 
     def _resource_rules(self, document: dict[str, Any], declared: str | None) -> Iterator[Issue]:
         codes = self.issue_codes
