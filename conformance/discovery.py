@@ -216,6 +216,7 @@ def _naming_systems(
         systems = set(filter(None, map(installation_arcs, texts)))
         for arcs in systems:
             evidence.installation(arcs, f"GET {NAMING_SYSTEMS}")
+            evidence.published.add(arcs)
         named = {text for text in texts if text in keys}
         uris = {text for text in texts if text.startswith(("urn:", "http://", "https://"))}
         if len(named) == 1 and len(uris) == 1:

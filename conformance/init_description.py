@@ -40,7 +40,13 @@ def target_toml(base_url: str, discovery: Discovery, contract: Contract | None =
         lines += _entry(discovery, name, name, default)
     lines += ["", "[installation.namespaces]"]
     for key, default in contract.installation.namespace_keys.items():
-        lines += _entry(discovery, f"namespaces.{key}", key, default)
+        more = contract.installation.more_namespace_keys.get(key, ())
+        lines += _entry(discovery, f"namespaces.{key}", key, default, more)
+    for system in discovery.unplaced:
+        lines += _comment(
+            f"the target also publishes {system} (GET /v1/naming-systems), of a kind its data do not show: add its "
+            "last arc to the list of its kind (a second register: contractor = [first, that arc])"
+        )
     lines += ["", "[data]"]
     lines += _comment(
         "Test data the contract's reads do not reveal. Give an entry when a run lists it among what would exercise a "
@@ -63,16 +69,20 @@ def target_toml(base_url: str, discovery: Discovery, contract: Contract | None =
     return "\n".join(lines)
 
 
-def _entry(discovery: Discovery, name: str, key: str, default: str) -> list[str]:
+def _entry(discovery: Discovery, name: str, key: str, default: str, default_more: tuple[str, ...] = ()) -> list[str]:
     conflict = discovery.conflict_of(name)
     if conflict is not None:
         return _candidates(conflict, name, key)
     value = discovery.value_of(name)
     if value is None:
-        return [f"# {key} = {_quoted(default)}   # not discovered: the example installation's value"]
+        return [f"# {key} = {_value(default, default_more)}   # not discovered: the example installation's value"]
     more = discovery.more_namespaces.get(key, []) if name.startswith("namespaces.") else []
-    written = _quoted(value) if not more else "[" + ", ".join(map(_quoted, [value, *more])) + "]"
-    return [f"{key} = {written}   # from {discovery.sources[name]}"]
+    return [f"{key} = {_value(value, more)}   # from {discovery.sources[name]}"]
+
+
+def _value(first: str, more: list[str] | tuple[str, ...]) -> str:
+    """A string, or a list of them where a kind has more than one namespace."""
+    return _quoted(first) if not more else "[" + ", ".join(map(_quoted, [first, *more])) + "]"
 
 
 def _candidates(conflict: Conflict, name: str, key: str) -> list[str]:

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from profiles.installation import INSTALLATION_OID_ARC
+
 __all__ = ["Candidate", "Conflict", "Discovery", "NamespaceEvidence", "cite"]
 
 REGISTER, WAREHOUSE = "contractor", "contractor-warehouse"
@@ -63,6 +65,8 @@ class Discovery:
     conflicts: list[Conflict] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """Reads that failed."""
+    unplaced: list[str] = field(default_factory=list)
+    """Systems of the installation a NamingSystem publishes that no item shows the kind of."""
 
     def value_of(self, name: str) -> str | None:
         key = name.removeprefix("namespaces.")
@@ -107,6 +111,8 @@ class NamespaceEvidence:
     """(installation, key) -> the reference-key yes/no a NamingSystem states beside the system -> sources."""
     referenced: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     """(installation, key) -> the reads whose references name a resource by an identifier there."""
+    published: set[tuple[str, str]] = field(default_factory=set)
+    """(installation, key) of every system of an installation namespace a NamingSystem names."""
 
     def installation(self, arcs: tuple[str, str], source: str) -> None:
         _add(self.installations.setdefault(arcs[0], []), source)
@@ -145,6 +151,12 @@ class NamespaceEvidence:
                     )
                 )
         single = {arc: next(iter(seen)) for arc, seen in group_of_arc.items() if len(seen) == 1}
+        installation = found.values.get("installation")
+        found.unplaced = [
+            f"{INSTALLATION_OID_ARC}{number}.{arc}"
+            for number, arc in sorted(self.published)
+            if number == installation and arc not in group_of_arc
+        ]
         for group in groups:
             owned = sorted(
                 (arc for arc, g in single.items() if g == group), key=lambda arc: (-view.items[arc], int(arc))
@@ -186,28 +198,30 @@ class _ArcView:
             self.items[arc] += count
 
     def contractor(self, found: Discovery, arcs: list[str], identified: dict[str, list[str]]) -> None:
-        """The accounting register and the warehouse copy among the keys of Contractor identifiers."""
+        """The accounting registers and the warehouse copy among the keys of Contractor identifiers. A key that
+        nothing tells is neither: the whole kind is then shown undecided (a namespace left out of the
+        installation would make the target's own identifiers look foreign)."""
         roles = {arc: self._role(arc) for arc in arcs}
-        if len(arcs) == 2 and list(roles.values()).count(None) == 1:
-            # Exactly the two namespaces of a Contractor: the one told apart tells the other.
-            known, unknown = sorted(arcs, key=lambda arc: roles[arc] is None)
-            roles[unknown] = WAREHOUSE if roles[known] == REGISTER else REGISTER
-        told = {role: [arc for arc in arcs if roles[arc] == role] for role in (REGISTER, WAREHOUSE)}
-        if None in roles.values() or any(len(told_arcs) > 1 for told_arcs in told.values()):
+        undecided = [arc for arc, role in roles.items() if role is None]
+        if undecided:
             found.conflicts.append(
                 Conflict(
                     tuple(
                         Candidate(f"namespaces.{role}", arc, tuple(identified[arc]))
                         for role in (REGISTER, WAREHOUSE)
                         for arc in arcs
+                        if roles[arc] in (role, None)
                     ),
-                    f"Contractor parties are identified under {' and '.join(arcs)}, and {self._why_not(arcs)}",
+                    f"Contractor namespaces {', '.join(arcs)} are seen, and for {', '.join(undecided)} "
+                    f"{self._why_not(undecided)}",
                 )
             )
             return
-        for role, told_arcs in told.items():
-            for arc in told_arcs:
-                found.found(f"namespaces.{role}", arc, [*identified[arc], *self._said(arc)])
+        for role in (REGISTER, WAREHOUSE):
+            told = [arc for arc in arcs if roles[arc] == role]
+            if told:
+                sources = [s for arc in told for s in (*identified[arc], *self._said(arc))]
+                found.found(f"namespaces.{role}", told[0], sources, told[1:])
 
     def _role(self, arc: str) -> str | None:
         """REGISTER or WAREHOUSE as the target tells it of the namespace; None where it does not, or says both."""
@@ -228,10 +242,10 @@ class _ArcView:
         said = [statement for arc in arcs for statement in self._said(arc)]
         if not said:
             return (
-                "nothing the target publishes tells which is the accounting register (a reference key) and which "
-                "the warehouse copy"
+                "nothing the target publishes tells whether it is an accounting register (a reference key) or the "
+                "warehouse copy"
             )
-        return f"what the target publishes does not tell them apart ({cite(said)})"
+        return f"what the target publishes does not tell which it is ({cite(said)})"
 
 
 def _identifiers(count: int) -> str:

@@ -63,6 +63,9 @@ def target_installation(target: Target, *, timeout: float = 30.0) -> TargetInsta
         else:
             table[key] = value
         notes.append(f"  {key} = {', '.join(map(repr, [value, *more]))} (from {found.sources[name]})")
+    notes += [
+        f"  the target also publishes {system}, of a kind its data do not show: not used" for system in found.unplaced
+    ]
     if unseen:
         notes.append(f"  not discovered, the example installation's values taken: {', '.join(unseen)}")
     notes += [f"  {problem}" for problem in found.problems]
