@@ -59,7 +59,9 @@ async def json_body(request: web.Request, *, wrong_media_type: int = 415) -> dic
     return body
 
 
-def _check(service: Service, document: dict[str, Any], resource_type: str, context: str) -> None:
+def _check(service: Service, document: dict[str, Any], resource_type: str, context: str) -> dict[str, Any]:
+    """The document as the validator reads it (a null member of an element without a value left out); Rejected
+    (422) when it breaks the contract."""
     issues = [i for i in service.validator.validate(document, resource_type=resource_type, context=context)]
     errors = [i for i in issues if i.is_error]
     if errors:
@@ -71,6 +73,7 @@ def _check(service: Service, document: dict[str, Any], resource_type: str, conte
                 issues=[i.to_dict() for i in issues],
             )
         )
+    return service.validator.as_read(document, resource_type=resource_type)
 
 
 def _one(service: Service, resource_type: str, query: dict[str, list[str]]) -> dict[str, Any]:
@@ -88,8 +91,9 @@ def _one(service: Service, resource_type: str, query: dict[str, list[str]]) -> d
 
 
 def _assign_identifier(service: Service, resource: dict[str, Any], namespace_keys: tuple[str, ...]) -> None:
-    """Give a value to the identifier in one of the namespaces (the first given, else the first key)."""
-    systems = [service.contract.installation_namespace_key(key) for key in namespace_keys]
+    """Give a value to the identifier in one of the namespaces of these kinds (the first given, else the first
+    namespace of the first kind): the namespace a write names selects where the resource is registered."""
+    systems = [system for key in namespace_keys for system in service.contract.namespace_systems(key)]
     identifiers = [i for i in resource.get("identifier", []) if isinstance(i, dict)]
     chosen = next((i for i in identifiers if i.get("system") in systems and not i.get("value")), None)
     if chosen is None and not any(i.get("system") in systems and i.get("value") for i in identifiers):
@@ -142,7 +146,7 @@ def rejections_answered(method):  # a small decorator: a Rejected write becomes 
 async def create_party(request: web.Request, service: Service) -> web.Response:
     """POST /v1/parties: a new Contractor; the service assigns id, number and the identifier value."""
     body = await json_body(request)
-    _check(service, body, "Party", WRITE)
+    body = _check(service, body, "Party", WRITE)
     contractor = service.contract.profiles["Contractor"]
     party = {key: value for key, value in body.items() if key not in ("id", "number")}
     party["resourceType"] = "Party"
@@ -184,7 +188,7 @@ async def update_party(request: web.Request, service: Service) -> web.Response:
     if (missing := missing_required(request, service)) is not None:
         return missing
     body = await json_body(request)
-    _check(service, body, "Party", WRITE)
+    body = _check(service, body, "Party", WRITE)
     query = {name: values for name, values in query_lists(request).items() if name in ("identifier", "owner")}
     stored = _one(service, "Party", query)
     keep = {"id", "resourceType", "number", "identifier"}
@@ -206,7 +210,7 @@ async def create_fixed_asset_document(request: web.Request, service: Service) ->
     """POST /v1/fixed-asset-documents: writes the scan and workflow status of a document; a document
     not yet known (no identifier value of an existing one) is registered as new, status open."""
     body = await json_body(request)
-    _check(service, body, "FixedAssetDocument", WRITE)
+    body = _check(service, body, "FixedAssetDocument", WRITE)
     known = [
         f"{i['system']}|{i['value']}"
         for i in body.get("identifier", [])
@@ -267,7 +271,7 @@ async def create_document_reference(request: web.Request, service: Service) -> w
     """POST /v1/document-references: an HrInboxDocument for the HR inbox. The source system (here
     simulated) rejects with 422 a document without an attachment holding data."""
     body = await json_body(request)
-    _check(service, body, "DocumentReference", WRITE)
+    body = _check(service, body, "DocumentReference", WRITE)
     hr_inbox = service.contract.profiles["HrInboxDocument"]
     if hr_inbox not in service.validator.recognised_profiles(body, "DocumentReference"):
         return problem(422, "POST /v1/document-references takes an HrInboxDocument")
@@ -289,7 +293,7 @@ async def create_document_reference(request: web.Request, service: Service) -> w
 async def update_document_reference(request: web.Request, service: Service) -> web.Response:
     """PATCH /v1/document-references: a WarehouseDocument's status and type change."""
     body = await json_body(request)
-    _check(service, body, "DocumentReference", WRITE)
+    body = _check(service, body, "DocumentReference", WRITE)
     warehouse = service.contract.profiles["WarehouseDocument"]
     if warehouse not in service.validator.recognised_profiles(body, "DocumentReference"):
         return problem(422, "PATCH /v1/document-references takes a WarehouseDocument")

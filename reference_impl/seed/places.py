@@ -66,10 +66,14 @@ class PlacesPart:
     }
 
     def naming_systems(self) -> list[Resource]:
+        first_of_kind = {namespace.key: namespace.system for namespace in reversed(self.contract.namespaces.values())}
         return [
             {
                 "resourceType": "NamingSystem",
-                "id": f"ns-{namespace.key}",
+                # a second namespace of a kind (a second register) is told apart by its <key> arc
+                "id": f"ns-{namespace.key}"
+                if first_of_kind[namespace.key] == namespace.system
+                else f"ns-{namespace.key}-{namespace.system.rsplit('.', 1)[-1]}",
                 "owner": self.owner(),
                 "name": namespace.title,
                 "key": namespace.key,

@@ -295,7 +295,7 @@ FILTERS = [
     ("/v1/locations", {"owner": CONTRACTOR_1}, []),
     ("/v1/locations", {"attribute": "building|B"}, ["location-wh-02", "location-wh-02-b01"]),
     # naming systems: usage
-    ("/v1/naming-systems", {"usage": "Contractor"}, ["ns-contractor", "ns-contractor-warehouse"]),
+    ("/v1/naming-systems", {"usage": "Contractor"}, ["ns-contractor", "ns-contractor-warehouse", "ns-contractor-12"]),
     ("/v1/naming-systems", {"usage": "Employer"}, ["ns-employee"]),
     ("/v1/naming-systems", {"usage": "Party"}, seed_ids("NamingSystem", lambda r: "Party" in r["usage"])),
     ("/v1/naming-systems", {"usage": "Invoice"}, []),

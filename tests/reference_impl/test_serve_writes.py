@@ -23,6 +23,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from serve_fixtures import (
     ALL,
+    CONTRACT,
     EMPLOYER_NIP,
     NIP_SYSTEM,
     VOCAB,
@@ -110,6 +111,36 @@ def test_post_assigns_the_value_in_the_given_warehouse_namespace(server: Running
     [value] = _values_in(party, ns("contractor-warehouse"))
     assert value
     assert _read_by_identifier(server, "/v1/parties", ns("contractor-warehouse"), value) == [party]
+
+
+def test_post_assigns_the_value_in_the_second_contractor_register_it_names(server: RunningServer) -> None:
+    second = CONTRACT.namespace_systems("contractor")[1]  # the example installation has two registers
+    response = server.client.post(
+        "/v1/parties", json=contractor_body("Druga Firma S.A.", identifier=[{"system": second}])
+    )
+    assert response.status_code == 200, response.text
+    party = response.json()
+    [value] = _values_in(party, second)
+    assert _values_in(party, ns("contractor")) == []
+    assert _read_by_identifier(server, "/v1/parties", second, value) == [party]
+    published = assert_envelope(server.client.get("/v1/naming-systems", params=ALL), "NamingSystem")
+    assert second in [item.get("system") for item in published]
+
+
+def test_a_null_element_of_a_write_body_is_read_as_left_out(server: RunningServer) -> None:
+    body = contractor_body("Nullowa S.A.", comment=None, owner=None, number=None)
+    response = server.client.post("/v1/parties", json=body)
+    assert response.status_code == 200, response.text
+    party = response.json()
+    assert "comment" not in party and party["owner"] and party["number"]
+    [value] = _values_in(party, ns("contractor"))
+    patched = server.client.patch(
+        "/v1/parties",
+        params={"identifier": f"{ns('contractor')}|{value}", "owner": EMPLOYER_NIP},
+        json=contractor_body("Nullowa S.A.", comment=None, partOf=None),
+    )
+    assert patched.status_code == 200, patched.text
+    assert "comment" not in patched.json() and "partOf" not in patched.json()
 
 
 def test_post_without_an_identifier_lets_the_profile_choose_the_namespace(server: RunningServer) -> None:
