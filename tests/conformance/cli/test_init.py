@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from installation_servers import OTHER_INSTALLATION, OWN_SHAPE, serving, two_installations
+from project_paths import ROOT
 
 from conformance.cli import main
 from conformance.target import DATA_ENTRIES, load_target
@@ -176,3 +177,9 @@ def test_init_of_an_unreachable_target_is_one_line_and_exit_2(tmp_path: Path, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nothing could be discovered at http://127.0.0.1:1" in err
     assert not (tmp_path / "t.toml").exists()
+
+
+def test_the_guide_documents_eris_init_and_every_data_entry() -> None:
+    guide = (ROOT / "docs" / "certify-your-implementation.md").read_text(encoding="utf-8")
+    assert "### Start from what your implementation serves: `eris init`" in guide
+    assert [entry for entry in DATA_ENTRIES if f"| `{entry}` |" not in guide] == []
