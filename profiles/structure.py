@@ -164,9 +164,12 @@ class SchemaStore:
                 found = [(location, self._message(error, kind_name))]
                 if kind_name == "Required":
                     missing.add((tuple(error.instance_path), error.kind.property))
-                elif kind_name not in _NOT_OF_THE_VALUE and _is_null_member(instance, error.instance_path):
-                    if not _is_dictionary_entry(list(error.schema_path)):
-                        nulls[tuple(error.instance_path)] = None
+                elif (
+                    kind_name not in _NOT_OF_THE_VALUE
+                    and _is_null_member(instance, error.instance_path)
+                    and not _is_dictionary_entry(list(error.schema_path))
+                ):
+                    nulls[tuple(error.instance_path)] = None
             code = issue_code(kind_name)
             for where, message in found:
                 if (code, where, message) not in seen:
