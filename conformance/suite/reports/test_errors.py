@@ -18,6 +18,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from conformance.bounded_http import BoundedClient
+from conformance.plugin import not_exercised
 from conformance.strategies import report_order
 from conformance.suite.support.orders import REPORTS, answered, assert_refused_as_client_fault
 from conformance.suite.support.reports import assert_problem_details_400
@@ -100,7 +102,10 @@ def test_a_missing_or_invalid_token_is_401(
     (alg none), the configured token with its signature altered, and text that is no token. The error
     body is not checked (its shape is not shown)."""
     if kind not in bad_authorizations:
-        pytest.skip("the configured token is not a JWT, so its signature cannot be altered")
+        not_exercised(
+            "the configured token is not a JWT, so its signature cannot be altered",
+            exercise="a JWT as [target] token in the target description, or --token",
+        )
     response = api.post(REPORTS, json=valid_order, headers=bad_authorizations[kind])
     if response.status_code != 401:
         # accepted: the token is not required (missing) or not verified; refused otherwise: the wrong status
@@ -114,7 +119,11 @@ def test_a_missing_or_invalid_token_is_401(
 def test_a_token_without_the_report_right_is_403(api: Any, target: Any, valid_order: dict, findings: Any) -> None:
     """A valid order with a valid token that lacks the exploitation right of the report function: 403."""
     if not target.token_without_report_right:
-        pytest.skip("the target description gives no token_without_report_right: the 403 cannot be provoked")
+        not_exercised(
+            "the target description gives no token_without_report_right: the 403 cannot be provoked",
+            exercise="[target] token_without_report_right in the target description (a valid token without the "
+            "retrospective-report right)",
+        )
     response = api.post(REPORTS, json=valid_order, token=target.token_without_report_right)
     if response.status_code != 403:
         broken = "ERIS-AUTH-003" if 200 <= response.status_code < 300 else "ERIS-ERR-304"
@@ -292,6 +301,7 @@ def test_a_429_carries_retry_after(api: Any, target: Any, report_token: str, val
     valid_order["reportId"] = f"eris-no-such-report-{uuid.uuid4().hex[:8]}"
     headers = {"Authorization": f"Bearer {target.token_without_report_right or report_token}"}
     limited = threading.Event()
+    halted = threading.Event()
     own = threading.local()  # a client per thread: httpx does not promise that one client serves threads at once
     clients: list[httpx.Client] = []
     # one TLS context for all of them, as each client would make it: loading the CA bundle once per client costs
@@ -299,13 +309,22 @@ def test_a_429_carries_retry_after(api: Any, target: Any, report_token: str, val
     tls = httpx.create_ssl_context()
 
     def order() -> tuple[float, httpx.Response | None]:
-        if limited.is_set():
+        if limited.is_set() or halted.is_set():
             return 0.0, None  # the rest of the burst is not sent
         if not hasattr(own, "client"):
-            own.client = httpx.Client(base_url=api.client.base_url, timeout=api.client.timeout, verify=tls)
+            own.client = BoundedClient(
+                base_url=api.client.base_url,
+                request_timeout=api.client.request_timeout,
+                max_answer_size=api.client.max_answer_size,
+                verify=tls,
+            )
             clients.append(own.client)
         started = time.time()
-        response = own.client.post(REPORTS, json=valid_order, headers=headers)
+        try:
+            response = own.client.post(REPORTS, json=valid_order, headers=headers)
+        except httpx.HTTPError:
+            halted.set()  # one order without an answer ends the burst: the others would wait as long
+            raise
         if response.status_code == 429:
             limited.set()
         return started, response
