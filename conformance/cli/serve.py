@@ -270,8 +270,18 @@ async def _serve(app: web.Application, args: argparse.Namespace) -> int:
             local_root = Path(args.local_root).resolve() if args.local_root else None
             if local_root is not None:
                 local_root.mkdir(parents=True, exist_ok=True)  # the suite reads it before the first delivery
+            data: dict[str, str] = {}
+            if deviations := _deviations(args.fault, args.variant):
+                from reference_impl.deviations import declared_data
+
+                data = declared_data(app, deviations)  # what a deviation hides from every read of the contract
             text = target_description(
-                base_url, app[SERVICE].contract, app[APPLICATION_KEYS], args.notify_url, local_root=local_root
+                base_url,
+                app[SERVICE].contract,
+                app[APPLICATION_KEYS],
+                args.notify_url,
+                local_root=local_root,
+                data=data,
             )
             Path(args.write_config).write_text(text, encoding="utf-8")
         print(f"eris serve: listening on {base_url} (database {args.db}); Ctrl-C stops", flush=True)

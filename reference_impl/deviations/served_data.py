@@ -140,7 +140,7 @@ def _warehouse_document(app: web.Application) -> dict[str, str]:
         for identifier in document.get("identifier") or []:
             if identifier.get("system") in systems and identifier.get("value"):
                 return {"warehouse_document": f"{identifier['system']}|{identifier['value']}"}
-    raise LookupError("the seed has no warehouse document with an identifier in the DocumentReference.Id namespace")
+    return {}  # no data seeded: the suite then says that [data] warehouse_document would exercise the PATCH
 
 
 @deviation(
