@@ -65,6 +65,7 @@ class Discovery:
         self._required: dict[str, list[dict[str, str]]] = {}
         self._searched: dict[str, str] = {}
         self._listed: list[Item] | None = None
+        self._included: dict[str, list[dict[str, Any]]] = {}
         self._value_sets: dict[str, list[Item]] = {}
 
     @property
@@ -92,8 +93,8 @@ class Discovery:
 
     def _discover_required(self, read: ListRead) -> list[dict[str, str]]:
         """The values that find items, from the first source that gives any: the codes of the target's value
-        sets, then the contract's examples; each code in the forms of `_forms`, up to the first that finds items.
-        Then the codings the items found carry, as the values to use."""
+        sets, then the contract's examples; each code in its forms (system|code, bare), up to the first that finds
+        items. Then the codings the items found carry, as the values to use."""
         (parameter,) = read.required  # every list read of the contract has at most one
         sets = self._sets_naming(read.path)
         tried = 0
@@ -145,14 +146,16 @@ class Discovery:
         return self._listed
 
     def _includes(self, url: str) -> list[dict[str, Any]]:
-        """compose.include[] of the sets GET /v1/value-sets?url= answers, as far as they are objects."""
-        return [
-            include
-            for value_set in _items_of(self.api.get(VALUE_SETS, {"url": url}))
-            if isinstance(value_set.get("compose"), dict)
-            for include in as_list(value_set["compose"].get("include"))
-            if isinstance(include, dict) and isinstance(include.get("system"), str)
-        ]
+        """compose.include[] with a system, of the sets GET /v1/value-sets?url= answers, read once."""
+        if url not in self._included:
+            self._included[url] = [
+                include
+                for value_set in _items_of(self.api.get(VALUE_SETS, {"url": url}))
+                if isinstance(value_set.get("compose"), dict)
+                for include in as_list(value_set["compose"].get("include"))
+                if isinstance(include, dict) and isinstance(include.get("system"), str)
+            ]
+        return self._included[url]
 
     def _published_codes(self, urls: list[str]) -> list[tuple[str, ...]]:
         """Each concept of the value sets `urls`, as system|code and as the bare code."""
