@@ -201,8 +201,10 @@ def judge(
     for name, check, applies, requirement in _schemathesis_checks(operation_requirement):
         if not applies(sent) or (listed and name == "response_schema_conformance"):
             continue  # a list read's envelope and items are judged below, each against its own requirement
-        if name == "response_schema_conformance" and (placed := list(_resource_findings(sent, validator))):
-            yield from placed  # the validator names the requirement of each broken element; schemathesis cannot
+        if name == "response_schema_conformance" and (placed := _resource_findings(sent, validator)) is not None:
+            # the validator names the requirement of each broken element, which schemathesis cannot; and it reads
+            # the forms the contract leaves open (null for an element without a value) that openapi.json refuses
+            yield from placed
             continue
         try:
             sent.case.validate_response(sent.response, checks=[check], headers=dict(sent.response.request.headers))
@@ -221,22 +223,26 @@ def judge(
         yield from _list_read_findings(sent, item_type, validator, api, operation_requirement)
 
 
-def _resource_findings(sent: Sent, validator: Any) -> Iterator[Finding]:
+def _resource_findings(sent: Sent, validator: Any) -> list[Finding] | None:
     """A success answering a resource (the created or updated Party): what the validator finds wrong, each under
-    the requirement of its rule. Nothing when the answer is not a resource, or when every issue is placed
-    nowhere (schemathesis' check then speaks for the operation)."""
+    the requirement of its rule (nothing when it finds nothing). None when the answer is not a resource, or when an
+    issue is placed nowhere: schemathesis' check then speaks for the operation."""
     resource_type = _answered_resource(sent.case.method.lower(), sent.case.path)
     if resource_type is None or not _is_success(sent):
-        return
+        return None
     try:
         body = sent.response.json()
     except ValueError:
-        return
+        return None
     issues = [i for i in validator.validate(body, resource_type=resource_type) if i.is_error]
-    if issues and all(issue.requirement for issue in issues):
-        for issue in issues:
-            where = issue.location or "/"
-            yield Finding(issue.requirement, "answer_valid_by_contract", described(sent, f"{where}: {issue.message}"))
+    if not all(issue.requirement for issue in issues):
+        return None
+    return [
+        Finding(
+            issue.requirement, "answer_valid_by_contract", described(sent, f"{issue.location or '/'}: {issue.message}")
+        )
+        for issue in issues
+    ]
 
 
 @cache

@@ -2,3 +2,124 @@
 namespace other than the profile's default; and the faults that only a suite exercising them catches."""
 
 from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from aiohttp import web
+
+from reference_impl.deviations import deviation
+from reference_impl.deviations._tools import (
+    path_is,
+    resources_in,
+    rewrite_json_answer,
+    rewrite_json_body,
+    rewrite_notifications,
+)
+from reference_impl.state import SERVICE
+
+PARTIES = "/v1/parties"
+
+# -- null for an element without a value: Java's and .NET's serialisers write every field of a class -----------
+
+
+@cache
+def _elements(schema_name: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[str]]:
+    """The elements a schema of schemas/ names, through its $ref chain, each with the schema file its values take
+    (None when not a single other file), and the elements it requires. An element whose schema is false (a
+    Notification has no identifier) is not one."""
+    from schemas import load_schemas
+
+    documents = load_schemas()
+    elements: dict[str, str | None] = {}
+    forbidden: set[str] = set()
+    required: set[str] = set()
+    name: str | None = schema_name
+    while name is not None and name in documents:
+        schema = documents[name]
+        for element, subschema in (schema.get("properties") or {}).items():
+            if element in elements or element in forbidden:
+                continue  # the type's own schema decides over its base's
+            if subschema is False:
+                forbidden.add(element)
+            else:
+                elements[element] = _file_of(subschema)
+        required |= set(schema.get("required") or ())
+        name = _file_of(schema)
+    return tuple(elements.items()), frozenset(required)
+
+
+def _file_of(schema: Any) -> str | None:
+    """The schema file that `schema`, or the items of an array it describes, refers to."""
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(schema.get("items"), dict):
+        schema = schema["items"]
+    reference = schema.get("$ref")
+    return reference.removesuffix(".schema.json") if isinstance(reference, str) and "#" not in reference else None
+
+
+def _nulls_for_absent(value: dict[str, Any], schema_name: str, *, depth: int) -> None:
+    """Null for each element of `value` that its schema names, does not require, and `value` does not have; and, one
+    level down, the same inside the optional elements it has (never inside an element the contract requires)."""
+    elements, required = _elements(schema_name)
+    for element, element_schema in elements:
+        if element in required:
+            continue
+        if element not in value:
+            value[element] = None
+        elif depth > 0 and element_schema is not None:
+            present = value[element]
+            for inner in present if isinstance(present, list) else [present]:
+                if isinstance(inner, dict):
+                    _nulls_for_absent(inner, element_schema, depth=depth - 1)
+
+
+def with_nulls_for_absent(resource: dict[str, Any]) -> dict[str, Any]:
+    resource_type = resource.get("resourceType")
+    if isinstance(resource_type, str):
+        _nulls_for_absent(resource, resource_type, depth=1)
+    return resource
+
+
+@deviation(
+    "null-for-absent-elements",
+    "every served resource carries null for each optional element it has no value for (comment, number, partOf, "
+    "owner, description, validTo, issueDate...), at its top level and inside its optional elements, in the answers "
+    "of reads and writes and in pushed notifications; a null in a write body is read as the element left out",
+)
+def null_for_absent_elements(app: web.Application, settings: Any) -> None:
+    def served(body: Any, request: web.Request, status: int) -> Any:
+        if 200 <= status < 300:
+            for resource in resources_in(body):
+                with_nulls_for_absent(resource)
+        return body
+
+    rewrite_json_answer(app, lambda r: r.path.startswith("/v1/") and r.path != "/v1/reports", served)
+    rewrite_notifications(app, lambda notification, app: with_nulls_for_absent(notification))
+
+
+# -- the namespace of a write: "If present it selects the installation that registers the party" ----------------
+
+
+@deviation(
+    "write-namespace-ignored",
+    "POST /v1/parties with a namespace other than the profile's default registers the party in the default "
+    "namespace anyway",
+    breaks="ERIS-PARTY-013",
+)
+def write_namespace_ignored(app: web.Application, settings: Any) -> None:
+    def to_the_default(body: dict[str, Any], request: web.Request) -> dict[str, Any]:
+        contract = request.app[SERVICE].contract
+        default = contract.namespace_systems("contractor")[0]
+        contractor = {
+            system
+            for key in contract.profiles["Contractor"].identifier_namespaces
+            for system in contract.namespace_systems(key)
+        }
+        for identifier in body.get("identifier") or []:
+            if isinstance(identifier, dict) and identifier.get("system") in contractor - {default}:
+                identifier["system"] = default
+        return body
+
+    rewrite_json_body(app, path_is("POST", PARTIES), to_the_default)

@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
+from conformance.outcomes import data_served
+from conformance.plugin import not_exercised
 from conformance.suite.support.writes import (
+    claimed_profiles,
     contractor_body,
     contractors,
     create_contractor,
@@ -41,7 +44,12 @@ def owner_nip(api: Any, contract: Any) -> str:
     """The NIP of an owner of parties, found in the target's data (PATCH needs owner={nip_system}|<NIP>)."""
     found = owner_nip_of(api, contract)
     if found is None:
-        pytest.skip("the target shows no owner NIP: no Contractor owned by a NIP and no Employer with a NIP")
+        not_exercised(
+            "GET /v1/parties shows no owner NIP: no Contractor owned by a NIP and no Employer with a NIP",
+            exercise=data_served(
+                PARTIES, "a Contractor whose owner is referenced by its NIP, or an Employer with a NIP"
+            ),
+        )
     return found
 
 
@@ -61,7 +69,10 @@ def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
     found = contractors(api, contract)
     keyed = [party for party in found if identifiers(party, reference_key_systems(contract))]
     if not keyed:
-        pytest.skip("the target serves no Contractor with an identifier in a reference-key namespace")
+        not_exercised(
+            "GET /v1/parties?profile=<Contractor> served no Contractor with an identifier in a reference-key namespace",
+            exercise=data_served(PARTIES, "a Contractor with an identifier in a reference-key namespace"),
+        )
     party = keyed[0]
     for system, value in identifiers(party, reference_key_systems(contract)):
         # the read itself is under test: every item it answers is judged here (read_parties would set aside
@@ -108,6 +119,38 @@ def test_post_creates_a_contractor_with_an_assigned_identifier_that_reads_back(
         )
     elif display_name(found[0]) != display_name(body):
         findings.add("ERIS-PARTY-012", "the party read back does not carry the name written")
+    findings.check()
+
+
+@pytest.mark.requirement("ERIS-PARTY-013", "ERIS-PARTY-012", "ERIS-PARTY-011", "ERIS-WRITE-001")
+def test_post_registers_the_party_in_each_register_namespace_a_write_may_select(
+    api: Any, contract: Any, findings: Any
+) -> None:
+    """ "When creating, the namespace is optional. If present it selects the installation that registers the party";
+    "identifier[].system recommended with value omitted": a POST naming each register of contractors the target
+    has (the configured one and each the target publishes beside it at GET /v1/naming-systems) creates a party with a
+    value assigned in that namespace, which reads it back. The contractor id in warehouse documents is "a copy, not
+    the register": a write naming it may be refused or registered elsewhere, and is not tried; nor is an installation
+    namespace that no naming system places among the contract's kinds (a register or a copy: the suite cannot tell)."""
+    for register in profile_systems(contract, "Contractor", reference_key=True):
+        _, party = create_contractor(
+            api, contract, unique_name(), namespace=register, findings=findings, assigned=("ERIS-PARTY-013",)
+        )
+        values = [value for _, value in identifiers(party, {register})]
+        if not values:
+            findings.add(
+                "ERIS-PARTY-013",
+                f"POST /v1/parties naming the namespace {register} (value omitted) created a party with no value "
+                f"in it: the namespace selects where the party is registered; identifiers: {party.get('identifier')}",
+            )
+            continue
+        found = [item.get("id") for item in read_parties(api, register, values[0])]
+        if found != [party.get("id")]:
+            findings.add(
+                "ERIS-PARTY-011",
+                f"GET /v1/parties?identifier={register}|{values[0]} (the value assigned in the namespace the POST "
+                f"named) returns {found}, not exactly the created party {party.get('id')}",
+            )
     findings.check()
 
 
@@ -303,7 +346,10 @@ def test_patch_of_a_party_of_another_profile_is_refused_and_changes_nothing(api:
         and owner["identifier"].get("system") == nip_system(contract)
     ]
     if not candidates:
-        pytest.skip("the target serves no Employee with an installation identifier and an owner NIP")
+        not_exercised(
+            "GET /v1/parties?profile=<Employee> served no Employee with an installation identifier and an owner NIP",
+            exercise=data_served(PARTIES, "an Employee with an installation identifier and an owner NIP"),
+        )
     (system, value), nip, before = candidates[-1]
     body = contractor_body(contract, unique_name("Nie pracownik"), namespace=False, comment="not an employee")
     params = {"identifier": token(system, value), "owner": token(nip_system(contract), nip)}
@@ -328,21 +374,40 @@ def test_there_is_no_delete_of_a_party(api: Any, contract: Any, owner_nip: str) 
     )
 
 
-@pytest.mark.requirement("ERIS-READ-003")
-def test_parties_read_without_profile_are_those_of_every_supported_profile(api: Any, contract: Any) -> None:
-    """ "GET /v1/parties ... 200 envelope of Party[]; without profile all supported profiles": every party a
-    profile's read answers is among those of the read without profile."""
-    unfiltered = {party.get("id") for party in api.read_all("/v1/parties")}
-    missing, seen = {}, 0
-    for profile in contract.profiles_of("Party"):
-        found = api.read_all("/v1/parties", {"profile": profile.url})
+@pytest.mark.requirement("ERIS-READ-003", "ERIS-FILTER-006")
+def test_parties_are_read_by_each_profile_the_target_lists(api: Any, contract: Any, findings: Any) -> None:
+    """ "GET /v1/parties ... 200 envelope of Party[]; without profile all supported profiles"; "Profile filter value is
+    the profile URL": for each profile the target lists (the contract's Party profiles, and every URL its parties
+    claim in meta.profile), every party the read by it answers is among those of the read without profile, and every
+    party that claims it is answered."""
+    everything = api.read_all(PARTIES)
+    unfiltered = {party.get("id") for party in everything}
+    claimed = {url for party in everything for url in claimed_profiles(party)}
+    urls = list(dict.fromkeys([*(profile.url for profile in contract.profiles_of("Party")), *sorted(claimed)]))
+    seen = 0
+    for url in urls:
+        found = {party.get("id") for party in api.read_all(PARTIES, {"profile": url})}
         seen += len(found)
-        left_out = [party.get("id") for party in found if party.get("id") not in unfiltered]
+        left_out = found - unfiltered
+        if left_out:  # other tests create parties meanwhile: what the list now holds counts
+            unfiltered |= {party.get("id") for party in api.read_all(PARTIES)}
+            left_out -= unfiltered
         if left_out:
-            missing[profile.name] = left_out[:5]
+            findings.add(
+                "ERIS-READ-003", f"GET {PARTIES} without profile leaves out parties of {url}: {sorted(left_out)[:5]}"
+            )
+        missing = {party.get("id") for party in everything if url in claimed_profiles(party)} - found
+        if missing:
+            findings.add(
+                "ERIS-FILTER-006",
+                f"GET {PARTIES}?profile={url} leaves out parties that claim it in meta.profile: {sorted(missing)[:5]}",
+            )
     if not seen:
-        pytest.skip("the target serves no party of any profile of the contract")
-    assert not missing, f"GET /v1/parties without profile leaves out parties of the profiles: {missing}"
+        not_exercised(
+            f"GET {PARTIES} by each profile of the contract and each its parties claim served no party",
+            exercise=data_served(PARTIES),
+        )
+    findings.check()
 
 
 @pytest.mark.requirement("ERIS-PARTY-008")
@@ -363,7 +428,10 @@ def test_a_party_named_as_owner_by_nip_carries_that_nip_in_the_nip_namespace(api
         }
     )
     if not owners:
-        pytest.skip(f"no party is owned by a NIP of {system}")
+        not_exercised(
+            f"GET {PARTIES} served no party owned by a NIP of {system}",
+            exercise=data_served(PARTIES, "a party whose owner is referenced by its NIP"),
+        )
     for value in owners[:5]:
         items = api.read("/v1/parties", {"identifier": token(system, value), "count": 100})
         strangers = [item.get("id") for item in items if not has_identifier(item, system, value)]

@@ -20,6 +20,8 @@ from urllib.parse import quote
 
 import pytest
 
+from conformance.outcomes import data_served
+from conformance.plugin import not_exercised
 from conformance.suite.support.discovery import Discovery, skip_without
 from conformance.suite.support.filters import (
     FILTERS,
@@ -32,6 +34,7 @@ from conformance.suite.support.filters import (
 from conformance.suite.support.reads import (
     UNDECLARED_VOCABULARY,
     ListRead,
+    as_list,
     codings,
     ids,
     list_read,
@@ -185,7 +188,11 @@ def test_a_party_is_read_back_by_each_of_its_reference_key_identifiers(
 
 
 def _identifier_pairs(item: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"system": i.get("system"), "value": i.get("value")} for i in item.get("identifier", [])]
+    return [
+        {"system": i.get("system"), "value": i.get("value")}
+        for i in as_list(item.get("identifier"))
+        if isinstance(i, dict)
+    ]
 
 
 @pytest.mark.requirement(FORM, ATTRIBUTE)
@@ -362,10 +369,14 @@ def _a_code_of(discovery: Discovery, vocabulary: str) -> str | None:
     response = discovery.api.get("/v1/value-sets", {"url": vocabulary})
     if response.status_code != 200:
         return None
-    for value_set in response.json().get("items", []):
-        for include in value_set.get("compose", {}).get("include", []):
-            for concept in include.get("concept", []):
-                if include.get("system") == vocabulary and isinstance(concept.get("code"), str):
+    # a member without a value may be served as null (a form the contract leaves open)
+    for value_set in as_list(response.json().get("items")):
+        compose = value_set.get("compose") if isinstance(value_set, dict) else None
+        for include in as_list(compose.get("include") if isinstance(compose, dict) else None):
+            if not isinstance(include, dict) or include.get("system") != vocabulary:
+                continue
+            for concept in as_list(include.get("concept")):
+                if isinstance(concept, dict) and isinstance(concept.get("code"), str):
                     return concept["code"]
     return None
 
@@ -376,6 +387,50 @@ def test_the_finance_document_type_filter_on_document_references_is_a_400(discov
     code = _a_code_of(discovery, vocabulary) or "invoice"
     read = list_read("/v1/document-references")
     _assert_400_naming(discovery, read, "type", token(vocabulary, code), findings, refused_by="ERIS-ERR-102")
+    findings.check()
+
+
+# -- every profile the target lists ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("read", "breaks"),
+    [
+        pytest.param(list_read("/v1/locations"), LOCATIONS, marks=pytest.mark.requirement(LOCATIONS), id="locations"),
+        pytest.param(
+            list_read("/v1/document-references"), DOCUMENTS, marks=pytest.mark.requirement(DOCUMENTS), id="documents"
+        ),
+    ],
+)
+def test_a_read_by_each_profile_the_items_claim_answers_every_item_claiming_it(
+    discovery: Discovery, read: ListRead, breaks: str, findings: Any
+) -> None:
+    """The filter cases above try a few profiles of the contract; here every profile URL the target's items claim in
+    meta.profile, its own included: the read by it answers each item that claims it, and, for a profile of the
+    contract, only items of that profile (recognised by its claim or its evidence). Parties: test_parties.py."""
+    items = discovery.items(read.path)
+    claimed = sorted({url for item in items for url in discovery.claimed_profiles(item)})
+    if not claimed:
+        not_exercised(
+            f"GET {read.path} served no item that claims a profile in meta.profile",
+            exercise=data_served(read.path, "an item that claims its profile in meta.profile"),
+        )
+    known = {profile.url for profile in discovery.contract.profiles_of(read.resource_type)}
+    for url in claimed:
+        found = discovery.api.read_all(read.path, {"profile": url})
+        missing = {i.get("id") for i in items if url in discovery.claimed_profiles(i)} - set(ids(found))
+        if missing:
+            findings.add(breaks, f"GET {read.path}?profile={url} left out items that claim it: {sorted(missing)[:5]}")
+        if url in known:
+            # an item that breaks the contract elsewhere is the envelope test's to report
+            wrong = [
+                i.get("id")
+                for i in found
+                if url not in discovery.profiles_of(i, read.resource_type)
+                and discovery.validator.is_valid(i, resource_type=read.resource_type)
+            ]
+            if wrong:
+                findings.add(breaks, f"GET {read.path}?profile={url} answered items not of that profile: {wrong[:5]}")
     findings.check()
 
 

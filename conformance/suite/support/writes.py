@@ -72,6 +72,13 @@ def identifiers(resource: dict[str, Any], systems: set[str] | list[str] | None =
     return found
 
 
+def claimed_profiles(resource: dict[str, Any]) -> list[str]:
+    """The profile URLs `resource` claims in meta.profile."""
+    meta = resource.get("meta")
+    claimed = meta.get("profile") if isinstance(meta, dict) else None
+    return [url for url in claimed if isinstance(url, str)] if isinstance(claimed, list) else []
+
+
 def has_identifier(resource: dict[str, Any], system: str, value: str) -> bool:
     return (system, value) in identifiers(resource)
 
