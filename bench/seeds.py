@@ -1,7 +1,7 @@
 """The same verdict from every seed: the embedded reference implementation and each conformant variant certified
 with many seeds of the property phase (issue 27, point 6).
 
-    python bench/seeds.py [--seeds 20] [--first-seed 1] [--target reference|VARIANT ...]
+    python bench/seeds.py [--seeds 20] [--first-seed 1] [--target reference|variants|VARIANT ...]
                           [--mode auto|full|properties] [--jobs 1] [--examples 12] [--keep DIR]
 
 A run is `eris certify --seed S` as a user starts it (a subprocess), of the checkout this file is in: run it from a
@@ -41,6 +41,7 @@ sys.path[:] = [str(ROOT), *(entry for entry in sys.path if Path(entry or ".").re
 from reference_impl.deviations import VARIANT, catalogue  # noqa: E402
 
 REFERENCE = "reference"
+EVERY_VARIANT = "variants"
 FULL, PROPERTIES, AUTO = "full", "properties", "auto"
 SEEDED_TESTS = "properties or orders_with_one_fault"
 """-k expression of the tests that take the property budget's seed: the property phase
@@ -130,10 +131,12 @@ def _targets(parser: argparse.ArgumentParser, chosen: list[str] | None) -> list[
     variants = [d.name for d in catalogue(VARIANT)]
     if not chosen:
         return [REFERENCE, *variants]
-    unknown = [name for name in chosen if name != REFERENCE and name not in variants]
+    unknown = [name for name in chosen if name not in (REFERENCE, EVERY_VARIANT, *variants)]
     if unknown:
-        parser.error(f"no conformant variant is named {', '.join(unknown)}; known: {REFERENCE}, {', '.join(variants)}")
-    return list(dict.fromkeys(chosen))
+        known = ", ".join([REFERENCE, EVERY_VARIANT, *variants])
+        parser.error(f"no conformant variant is named {', '.join(unknown)}; known: {known}")
+    expanded = [name for entry in chosen for name in (variants if entry == EVERY_VARIANT else [entry])]
+    return list(dict.fromkeys(expanded))
 
 
 def _mode(target: str, mode: str) -> str:
@@ -150,7 +153,8 @@ def main() -> int:
         "--target",
         action="append",
         metavar="NAME",
-        help=f"'{REFERENCE}' or a conformant variant of `eris deviations` (repeatable; default: all of them)",
+        help=f"'{REFERENCE}', a conformant variant of `eris deviations`, or '{EVERY_VARIANT}' for all of them "
+        "(repeatable; default: the reference and every variant)",
     )
     parser.add_argument(
         "--mode",
