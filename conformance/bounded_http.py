@@ -196,6 +196,34 @@ def _decoded(raw: Iterable[bytes], codings: list[str]) -> Iterator[bytes]:
     return iter(chunks)
 
 
+class _Body:
+    """The pieces of an answer as they come, joined once at the end: no buffer grown by copies, and nothing left
+    held by the error raised when reading stops (its traceback keeps the reading frame alive)."""
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+        self.size = 0
+
+    def add(self, piece: bytes) -> None:
+        self._pieces.append(piece)
+        self.size += len(piece)
+
+    def whole(self) -> bytes:
+        whole = b"".join(self._pieces)
+        self._pieces = []
+        return whole
+
+    def emptied(self) -> bytes:
+        """The first KEPT bytes, the rest let go."""
+        kept = bytearray()
+        for piece in self._pieces:
+            kept += piece[: KEPT - len(kept)]
+            if len(kept) >= KEPT:
+                break
+        self._pieces, self.size = [], 0
+        return bytes(kept)
+
+
 class BoundedClient(httpx.Client):
     """An httpx.Client whose every answer is read whole within `request_timeout` seconds and `max_answer_size`
     bytes after decompression (AnswerTooSlow, AnswerTooLarge). `send` always reads the answer: `stream=True` is
@@ -242,28 +270,31 @@ class BoundedClient(httpx.Client):
 
     def _read(self, response: httpx.Response, deadline: float) -> None:
         codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
-        body = bytearray()
+        body = _Body()
         try:
             for piece in _decoded(response.iter_raw(), codings):
-                if len(body) + len(piece) > self.max_answer_size:
-                    raise AnswerTooLarge(
-                        f"the answer passed {size_text(self.max_answer_size)} (--max-answer-size)"
-                        + (f" once decompressed ({', '.join(codings)})" if codings else "")
-                        + ": reading stopped there",
-                        request=response.request,
-                        response=response,
-                        received=bytes(body[:KEPT]),
-                    )
-                body += piece
+                if body.size + len(piece) > self.max_answer_size:
+                    break
+                body.add(piece)
                 if time.monotonic() > deadline:
-                    raise self._too_slow(response.request, response, bytes(body[:KEPT]))
+                    raise self._too_slow(response.request, response, body.emptied())
+            else:
+                response._content = body.whole()  # what httpx's read() sets: the answer reads as a whole from here
+                return
         except httpx.TimeoutException as error:
             if isinstance(error, AnswerTooSlow) or time.monotonic() < deadline:
                 raise
-            raise self._too_slow(response.request, response, bytes(body[:KEPT])) from error
+            raise self._too_slow(response.request, response, body.emptied()) from error
         finally:
             response.close()
-        response._content = bytes(body)  # what httpx's own read() sets: the answer reads as a whole from here
+        raise AnswerTooLarge(
+            f"the answer passed {size_text(self.max_answer_size)} (--max-answer-size)"
+            + (f" once decompressed ({', '.join(codings)})" if codings else "")
+            + ": reading stopped there",
+            request=response.request,
+            response=response,
+            received=body.emptied(),
+        )
 
     def _too_slow(self, request: httpx.Request, response: httpx.Response | None, received: bytes) -> AnswerTooSlow:
         what = "no answer" if response is None else f"the answer ({response.status_code}) was not complete"

@@ -16,6 +16,7 @@ import importlib.util
 import io
 import random
 import re
+import signal
 import sys
 import tempfile
 import threading
@@ -299,31 +300,38 @@ def _probe(base_url: str, options: CertifyOptions) -> None:
         ) from None
 
 
+class _RunOverran(KeyboardInterrupt):
+    """Raised in the main thread by the watchdog: pytest ends the session as for Ctrl-C, its outputs written."""
+
+
 class _Watchdog:
     """Ends a run that overran its time limit by `grace` seconds (a test waiting on something other than the
-    target's answers: a delivery, a key): the main thread is interrupted, and the run ends with what was done."""
+    target's answers: a delivery, a key): a timer signal (SIGALRM, which also wakes a blocking wait) raises
+    _RunOverran in the main thread, and the run ends with what was done. Off outside the main thread, where no
+    signal handler can be set."""
 
     def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
         self.fired = False
-        self._timer: threading.Timer | None = None
-        if threading.current_thread() is threading.main_thread():  # only the main thread can be interrupted
-            self._timer = threading.Timer(seconds, self._fire)
-            self._timer.daemon = True
+        self._previous: Any = None
+        self._armed = False
 
     def __enter__(self) -> _Watchdog:
-        if self._timer is not None:
-            self._timer.start()
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            self._previous = signal.signal(signal.SIGALRM, self._fire)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self._armed = True
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        if self._armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous)
+            self._armed = False
 
-    def _fire(self) -> None:
-        import _thread
-
+    def _fire(self, signum: int, frame: Any) -> None:
         self.fired = True
-        _thread.interrupt_main()
+        raise _RunOverran
 
 
 class _Session:
@@ -436,6 +444,13 @@ def _run_suite(options: CertifyOptions, config: str | None, report_dir: Path, fo
     try:
         with watchdog, contextlib.redirect_stdout(pytest_output):
             code = pytest.main(arguments, plugins=[session, *([progress] if progress else [])])
+    except KeyboardInterrupt:
+        if not watchdog.fired:
+            raise
+        # before pytest's own handling began (its start, its configuration): nothing ran
+        raise RunError(
+            f"the run passed its time limit of {options.run_timeout:g} s (--run-timeout) before any test ran"
+        ) from None
     finally:
         if progress is not None:
             progress.close()

@@ -3,8 +3,9 @@ run by an event loop of its own in a daemon thread (bench/bounded_run.py uses th
 
 - `hostile_proxy`: forwards to a real target, except the paths it answers itself with a hostile answer, and, when
   told, stops answering from its Nth request on (it reads the request and sends nothing);
-- the hostile answers: `huge` (a JSON envelope of any size, streamed), `bomb` (a gzip answer inflating to any
-  size), `trickle` (an envelope a byte a second), `hang` (nothing, ever);
+- the hostile answers: `huge` (a JSON envelope of any size, streamed), `many_items` (an envelope of that many
+  small items), `bomb` (a gzip answer inflating to any size), `trickle` (an envelope a byte a second), `hang`
+  (nothing, ever);
 - `TricklingHead`: a raw TCP server whose status line and headers come a byte a second.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 import zlib
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -24,7 +26,8 @@ HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "content-length"
 ENVELOPE = b'{"items": [], "nextToken": null}'
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 REQUESTS = web.AppKey("requests", dict)
-"""app[REQUESTS]["seen"]: the requests a hostile_proxy was sent."""
+"""app[REQUESTS]["seen"]: the requests a hostile_proxy was sent; ["answered_at"]: time.monotonic() of its last
+forwarded answer."""
 
 
 class ServedInThread:
@@ -69,11 +72,35 @@ def huge(size: int) -> Handler:
     async def answer(request: web.Request) -> web.StreamResponse:
         streamed = web.StreamResponse(headers={"Content-Type": "application/json"})
         await streamed.prepare(request)
-        await streamed.write(b'{"items": ["')
         block = b"x" * (1 << 16)
-        for _ in range(size >> 16):
-            await streamed.write(block)
-        await streamed.write(b'"], "nextToken": null}')
+        try:
+            await streamed.write(b'{"items": ["')
+            for _ in range(size >> 16):
+                await streamed.write(block)
+            await streamed.write(b'"], "nextToken": null}')
+        except ConnectionError:
+            pass  # the client stopped reading: what a bounded client does
+        return streamed
+
+    return answer
+
+
+def many_items(size: int) -> Handler:
+    """A JSON envelope of about `size` bytes of small items ({"resourceType": "CostCenter", "id": ...}): the most
+    objects a read of that size can make the client hold."""
+    item_count = size // 48
+
+    async def answer(request: web.Request) -> web.StreamResponse:
+        streamed = web.StreamResponse(headers={"Content-Type": "application/json"})
+        await streamed.prepare(request)
+        try:
+            await streamed.write(b'{"items": [')
+            for start in range(0, item_count, 4096):
+                items = (f'{{"resourceType":"CostCenter","id":"c{n:012d}"}}' for n in range(start, start + 4096))
+                await streamed.write((("," if start else "") + ",".join(items)).encode())
+            await streamed.write(b'], "nextToken": null}')
+        except ConnectionError:
+            pass
         return streamed
 
     return answer
@@ -102,9 +129,12 @@ async def trickle(request: web.Request) -> web.StreamResponse:
     """The head at once, then an envelope a byte a second."""
     streamed = web.StreamResponse(headers={"Content-Type": "application/json"})
     await streamed.prepare(request)
-    for byte in ENVELOPE * 100:
-        await streamed.write(bytes([byte]))
-        await asyncio.sleep(1)
+    try:
+        for byte in ENVELOPE * 100:
+            await streamed.write(bytes([byte]))
+            await asyncio.sleep(1)
+    except ConnectionError:
+        pass
     return streamed
 
 
@@ -149,6 +179,7 @@ def hostile_proxy(
             request.method, request.path_qs, content=await request.read(), headers=headers
         )
         kept = {k: v for k, v in upstream_answer.headers.items() if k.lower() not in HOP_HEADERS}
+        state["answered_at"] = time.monotonic()
         return web.Response(status=upstream_answer.status_code, body=upstream_answer.content, headers=kept)
 
     async def close_client(app: web.Application) -> None:

@@ -14,6 +14,7 @@ import tracemalloc
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from textwrap import dedent
 
 import httpx
 import pytest
@@ -255,3 +256,59 @@ def test_a_target_that_stops_answering_mid_run_ends_the_run_with_its_outputs(ref
     assert any(entry["response"]["status"] == 0 for entry in har["log"]["entries"])  # the request left unanswered
     assert requests <= 120 + 3  # the one left unanswered, and the one asking whether the target still answers
     assert took < 120
+
+
+SLOW_SUITE = {
+    "test_slow.py": """
+        import time
+
+        import pytest
+
+        @pytest.mark.requirement("ERIS-BASE-001")
+        def test_reads(api):
+            api.read("/v1/parties")
+
+        @pytest.mark.requirement("ERIS-PARTY-003")
+        def test_waits_on_something_else_than_the_target(api):
+            time.sleep(float(__import__("os").environ["ERIS_TEST_SLEEP"]))
+
+        @pytest.mark.requirement("ERIS-PARTY-004")
+        def test_reads_again(api):
+            api.read("/v1/parties")
+    """,
+}
+
+
+def _slow_suite(root: Path) -> Path:
+    suite = root / "pkg" / "suite"
+    suite.mkdir(parents=True)
+    for name, text in SLOW_SUITE.items():
+        (suite / name).write_text(dedent(text), encoding="utf-8")
+    return suite
+
+
+@pytest.mark.parametrize(
+    ("sleep", "reason"),
+    [
+        (17, "the run reached its time limit of 15 s (--run-timeout)"),  # no test starts after it: the run stops
+        (600, "the run overran its time limit of 15 s (--run-timeout) and was cut"),  # the watchdog ends the wait
+    ],
+    ids=["no-test-after-the-limit", "a-wait-past-the-limit-is-cut"],
+)
+def test_a_run_past_its_time_limit_ends_with_what_was_done(reference, tmp_path, sleep, reason, monkeypatch):
+    monkeypatch.setenv("ERIS_TEST_SLEEP", str(sleep))
+    out = tmp_path / "out"
+    # the watchdog's grace past the limit: two request timeouts and a delivery timeout, 22 s
+    limits = ["--run-timeout", "15", "--request-timeout", "1", "--delivery-timeout", "20"]
+    done, took = _certify(reference.url, out, "--suite", str(_slow_suite(tmp_path)), *limits)
+    assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stderr.strip().splitlines()[-1].startswith(f"eris: the run stopped before its end: {reason}")
+    certification = json.loads((out / "certification.json").read_text())
+    tests = {
+        test["nodeid"].rsplit("::", 1)[-1]: test["outcome"]
+        for r in certification["requirements"]
+        for test in r["tests"]
+    }
+    assert tests["test_reads"] == "passed" and "test_reads_again" not in tests, tests
+    assert reason in certification["summary"]["selection"]
+    assert took < 15 + 22 + 30
