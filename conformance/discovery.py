@@ -35,6 +35,7 @@ from conformance.served_values import (
     reference_systems,
     strings,
 )
+from conformance.settings import DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 from profiles import Contract, load_contract
 from profiles.validator import Validator
 
@@ -60,10 +61,16 @@ _MOST_PAGES = 10
 
 
 def discover(
-    base_url: str, *, token: str | None = None, client: httpx.Client | None = None, timeout: float = 30.0
+    base_url: str,
+    *,
+    token: str | None = None,
+    client: httpx.Client | None = None,
+    timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    max_answer_size: int = DEFAULT_MAX_ANSWER_SIZE,
 ) -> Discovery:
-    """Read the target at `base_url` (without /v1) and return what it shows of its installation."""
-    own = client or BoundedClient(base_url=base_url.rstrip("/"), request_timeout=timeout)
+    """Read the target at `base_url` (without /v1) and return what it shows of its installation. Each answer is
+    read within `timeout` seconds and `max_answer_size` bytes; one that is not counts among the problems."""
+    own = client or _client(base_url, timeout, max_answer_size)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     problems: list[str] = []
     try:
@@ -74,6 +81,10 @@ def discover(
     found = derive(served)
     found.problems = problems
     return found
+
+
+def _client(base_url: str, timeout: float, max_answer_size: int) -> httpx.Client:
+    return BoundedClient(base_url=base_url.rstrip("/"), request_timeout=timeout, max_answer_size=max_answer_size)
 
 
 def _items(client: httpx.Client, path: str, headers: dict[str, str], problems: list[str]) -> list[dict[str, Any]]:
@@ -251,11 +262,12 @@ def published_namespaces(
     *,
     token: str | None = None,
     client: httpx.Client | None = None,
-    timeout: float = 30.0,
+    timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    max_answer_size: int = DEFAULT_MAX_ANSWER_SIZE,
 ) -> list[tuple[str, str]]:
     """(key, system) of every namespace the target publishes at GET /v1/naming-systems by the contract's key
     (nothing when it cannot be read: the configured namespaces stay). More than one system may share a key."""
-    own = client or BoundedClient(base_url=base_url.rstrip("/"), request_timeout=timeout)
+    own = client or _client(base_url, timeout, max_answer_size)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
         return list(_key_and_system(contract, _items(own, NAMING_SYSTEMS, headers, [])))

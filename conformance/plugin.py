@@ -219,7 +219,11 @@ def contract(target: Target, pytestconfig: pytest.Config) -> Any:
     from profiles import ConfigError
 
     try:
-        found = target_installation(target, timeout=pytestconfig.getoption("eris_request_timeout", 30.0))
+        found = target_installation(
+            target,
+            timeout=pytestconfig.getoption("eris_request_timeout"),
+            max_answer_size=pytestconfig.getoption("eris_max_answer_size"),
+        )
     except (ConfigError, UndecidedInstallation) as error:
         pytest.exit(f"eris: {error}", returncode=2)
     _tell_once(pytestconfig, found.notes)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.discovery import discover, published_namespaces
+from conformance.settings import DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 from conformance.target import Target
 from profiles import Contract, load_contract
 from profiles.installation import declared_names, load_installation
@@ -27,9 +28,13 @@ class TargetInstallation:
     """Where each value the description leaves out came from, a line each (none when it gives them all)."""
 
 
-def target_installation(target: Target, *, timeout: float = 30.0) -> TargetInstallation:
-    """The contract for `target`'s installation. ConfigError: the description's [installation] cannot be used;
-    UndecidedInstallation: a value it leaves out cannot be told from the target."""
+def target_installation(
+    target: Target, *, timeout: float = DEFAULT_REQUEST_TIMEOUT, max_answer_size: int = DEFAULT_MAX_ANSWER_SIZE
+) -> TargetInstallation:
+    """The contract for `target`'s installation, its answers read within `timeout` seconds and `max_answer_size`
+    bytes each. ConfigError: the description's [installation] cannot be used; UndecidedInstallation: a value it
+    leaves out cannot be told from the target."""
+    bounds = {"timeout": timeout, "max_answer_size": max_answer_size}
     example = load_installation(None)
     names = [*example.values, *(f"namespaces.{key}" for key in example.namespace_keys)]
     given = declared_names(target.config_path)
@@ -37,8 +42,8 @@ def target_installation(target: Target, *, timeout: float = 30.0) -> TargetInsta
     missing = [name for name in names if name not in given]
     if not missing:
         contract = load_contract(target.config_path)
-        return TargetInstallation(_with_published(contract, target, timeout), ())
-    found = discover(target.base_url, token=target.token, timeout=timeout)
+        return TargetInstallation(_with_published(contract, target, bounds), ())
+    found = discover(target.base_url, token=target.token, **bounds)
     for name in missing:
         conflict = found.conflict_of(name)
         if conflict is not None:
@@ -70,7 +75,7 @@ def target_installation(target: Target, *, timeout: float = 30.0) -> TargetInsta
         notes.append(f"  not discovered, the example installation's values taken: {', '.join(unseen)}")
     notes += [f"  {problem}" for problem in found.problems]
     contract = load_contract(document)
-    return TargetInstallation(_with_published(contract, target, timeout), tuple(notes))
+    return TargetInstallation(_with_published(contract, target, bounds), tuple(notes))
 
 
 def _described(target: Target) -> dict[str, Any]:
@@ -82,7 +87,7 @@ def _described(target: Target) -> dict[str, Any]:
     return {"installation": {**installation, "namespaces": dict(installation.get("namespaces", {}))}}
 
 
-def _with_published(contract: Contract, target: Target, timeout: float) -> Contract:
+def _with_published(contract: Contract, target: Target, bounds: dict[str, Any]) -> Contract:
     """More namespaces of a kind the target publishes (a second inbox) beside those of the installation."""
-    published = published_namespaces(contract, target.base_url, token=target.token, timeout=timeout)
+    published = published_namespaces(contract, target.base_url, token=target.token, **bounds)
     return contract.with_namespaces(published)
