@@ -4,6 +4,7 @@ inspect in any HAR viewer why a check failed."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from conformance.traffic import Exchange
 if TYPE_CHECKING:
     from conformance.certification.judgement import Certification
 
-__all__ = ["entry_numbers", "har_entry", "to_har"]
+__all__ = ["entry_numbers", "har_entries", "har_entry", "har_log", "to_har"]
 
 
 def _in_order(certification: Certification) -> list[tuple[int, int, Exchange]]:
@@ -38,18 +39,24 @@ def entry_numbers(certification: Certification) -> dict[tuple[int, int], int]:
 
 def to_har(certification: Certification) -> dict[str, Any]:
     """The HAR document: entries in the order the exchanges started."""
-    outcomes = certification.outcomes
+    return {"log": {**har_log(certification), "entries": list(har_entries(certification))}}
+
+
+def har_log(certification: Certification) -> dict[str, Any]:
+    """The members of the HAR log but its entries."""
     return {
-        "log": {
-            "version": "1.2",
-            "creator": {"name": "eris", "version": certification.version},
-            "comment": f"eris certification of {certification.base_url}: {certification.verdict}",
-            "entries": [
-                har_entry(exchange, outcomes[test_position].nodeid)
-                for test_position, _, exchange in _in_order(certification)
-            ],
-        }
+        "version": "1.2",
+        "creator": {"name": "eris", "version": certification.version},
+        "comment": f"eris certification of {certification.base_url}: {certification.verdict}",
     }
+
+
+def har_entries(certification: Certification) -> Iterator[dict[str, Any]]:
+    """The HAR entries one at a time, in the order the exchanges started: a file can be written entry by entry,
+    never holding them all (thousands of exchanges of up to 64 KiB each)."""
+    outcomes = certification.outcomes
+    for test_position, _, exchange in _in_order(certification):
+        yield har_entry(exchange, outcomes[test_position].nodeid)
 
 
 def har_entry(exchange: Exchange, nodeid: str) -> dict[str, Any]:

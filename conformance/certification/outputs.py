@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from conformance.certification.document import to_json
-from conformance.certification.har import to_har
+from conformance.certification.har import har_entries, har_log
 from conformance.certification.html_report import to_html
 from conformance.certification.judgement import Certification
 
@@ -20,24 +22,37 @@ def write_outputs(certification: Certification, directory: Path | str) -> dict[s
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     documents = {
-        "certification.json": json.dumps(to_json(certification), indent=2, ensure_ascii=False) + "\n",
-        "report.html": to_html(certification),
-        "traffic.har": json.dumps(to_har(certification), indent=1, ensure_ascii=False) + "\n",
+        "certification.json": [json.dumps(to_json(certification), indent=2, ensure_ascii=False) + "\n"],
+        "report.html": [to_html(certification)],
+        "traffic.har": _har_parts(certification),
     }
     written = {}
-    for name, text in documents.items():
-        written[name] = _write_whole(folder / name, text)
+    for name, parts in documents.items():
+        written[name] = _write_whole(folder / name, parts)
     return written
 
 
-def _write_whole(path: Path, text: str) -> Path:
+def _har_parts(certification: Certification) -> Iterator[str]:
+    """traffic.har in parts, one entry each: the whole text of thousands of exchanges is never held at once."""
+    log = json.dumps(har_log(certification), indent=1, ensure_ascii=False).replace("\n", "\n ")
+    yield '{\n "log": ' + log.removesuffix("\n }") + ',\n  "entries": ['
+    separator = "\n"
+    for entry in har_entries(certification):
+        yield separator + textwrap.indent(json.dumps(entry, indent=1, ensure_ascii=False), "   ")
+        separator = ",\n"
+    yield ("]" if separator == "\n" else "\n  ]") + "\n }\n}\n"  # as json.dumps(..., indent=1) writes it
+
+
+def _write_whole(path: Path, parts: Iterable[str]) -> Path:
     # Written beside the file, then renamed into place: a reader never sees half a report. (A plain open,
     # not NamedTemporaryFile, so that the file gets the usual permissions of the umask.)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         # a lone surrogate quoted from a target's answer (JSON may escape one) is written as its escape, \ud800:
         # in a JSON string that is the same escape, in HTML readable text
-        partial.write_text(text, encoding="utf-8", errors="backslashreplace")
+        with partial.open("w", encoding="utf-8", errors="backslashreplace") as file:
+            for part in parts:
+                file.write(part)
         os.replace(partial, path)
     except BaseException:
         partial.unlink(missing_ok=True)

@@ -5,6 +5,7 @@ tests fast (bench/bounded_run.py measures the defaults against gigabytes)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ import time
 import tracemalloc
 import zlib
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from textwrap import dedent
 
@@ -34,8 +36,12 @@ from hostile_targets import (
 )
 from serve_fixtures import RunningServer, running, seeded_settings
 
-from conformance.bounded_http import AnswerTooLarge, AnswerTooSlow, BoundedClient
+from conformance.bounded_http import KEPT, AnswerTooLarge, AnswerTooSlow, BoundedClient
+from conformance.certification import certify, write_outputs
+from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
 from conformance.reachability import receiver_unreachable
+from conformance.requirements import load_catalogue
+from conformance.traffic import Exchange
 
 MiB = 1 << 20
 LIMIT = MiB
@@ -312,3 +318,26 @@ def test_a_run_past_its_time_limit_ends_with_what_was_done(reference, tmp_path, 
     assert tests["test_reads"] == "passed" and "test_reads_again" not in tests, tests
     assert reason in certification["summary"]["selection"]
     assert took < 15 + 22 + 30
+
+
+def test_traffic_har_is_written_entry_by_entry(tmp_path):
+    """Every exchange keeps up to 64 KiB of its answer; a target answering NUL bytes as JSON makes each entry's text
+    six times that (\\u0000): the HAR of a run's thousands of exchanges is written, never held whole."""
+    answer = base64.b64encode(bytes(KEPT)).decode("ascii")
+    exchange = Exchange(
+        "outbound", 1.7e9, 0.1, "GET", "http://t.example/v1/parties", {}, "", 0, 200,
+        {"content-type": "application/json"}, answer, 32 * MiB,
+    ).to_dict()  # fmt: skip
+    outcomes = [Outcome(f"t.py::test_{n}", requirements=["ERIS-READ-001"], exchanges=[exchange]) for n in range(300)]
+    now = datetime.now(UTC)
+    certification = certify(load_catalogue(), outcomes, base_url="http://t.example", started=now, finished=now)
+    tracemalloc.start()
+    try:
+        write_outputs(certification, tmp_path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    har = tmp_path / "traffic.har"
+    assert har.stat().st_size > 300 * 6 * KEPT  # the text of every entry is there
+    assert json.loads(har.read_text())["log"]["entries"][299]["response"]["bodySize"] == 32 * MiB
+    assert peak < 40 * MiB, f"{peak / MiB:.0f} MiB held to write a HAR of {har.stat().st_size / MiB:.0f} MiB"
