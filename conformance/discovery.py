@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from conformance.bounded_http import BoundedClient
+from conformance.bounded_http import AnswerTooLarge, BoundedClient
 from conformance.installation_evidence import Discovery, NamespaceEvidence
 from conformance.registry_systems import registry_placeholders, registry_systems
 from conformance.served_values import (
@@ -101,9 +101,30 @@ def _items(client: httpx.Client, path: str, headers: dict[str, str], problems: l
             items += [item for item in page if isinstance(item, dict)]
             if len(page) < _PAGE:
                 break
+    except httpx.TransportError as error:  # no answer: is the target still answering at all?
+        if not _answers(client, headers):
+            raise TargetStoppedAnswering(
+                f"GET {path}: {str(error) or type(error).__name__}; and GET {VALUE_SETS} after it had no answer either"
+            ) from None
+        problems.append(f"GET {path} could not be read: {str(error) or type(error).__name__}")
     except (httpx.HTTPError, ValueError, AttributeError) as error:
         problems.append(f"GET {path} could not be read: {str(error) or type(error).__name__}")
     return items
+
+
+class TargetStoppedAnswering(Exception):
+    """A read met no answer, nor did one more request after it: the target has stopped answering, and reading on
+    would only wait the request timeout for each read left."""
+
+
+def _answers(client: httpx.Client, headers: dict[str, str]) -> bool:
+    try:
+        client.get(VALUE_SETS, params={"count": 1}, headers=headers)
+    except AnswerTooLarge:
+        return True
+    except httpx.HTTPError:
+        return False
+    return True
 
 
 def derive(served: dict[str, list[dict[str, Any]]]) -> Discovery:

@@ -215,6 +215,7 @@ def target(pytestconfig: pytest.Config) -> Target:
 def contract(target: Target, pytestconfig: pytest.Config) -> Any:
     """The contract for the target's installation: the description's [installation], what it leaves out read
     from the target (conformance/target_installation.py), and more namespaces of a kind the target publishes."""
+    from conformance.discovery import TargetStoppedAnswering
     from conformance.target_installation import UndecidedInstallation, target_installation
     from profiles import ConfigError
 
@@ -226,6 +227,8 @@ def contract(target: Target, pytestconfig: pytest.Config) -> Any:
         )
     except (ConfigError, UndecidedInstallation) as error:
         pytest.exit(f"eris: {error}", returncode=2)
+    except TargetStoppedAnswering as error:
+        pytest.exit(f"eris: the target stopped answering while its installation was read: {error}", returncode=2)
     _tell_once(pytestconfig, found.notes)
     return found.contract
 

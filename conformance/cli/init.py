@@ -33,7 +33,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from conformance.discovery import discover
+    from conformance.discovery import TargetStoppedAnswering, discover
     from conformance.init_description import target_toml
 
     parts = urlsplit(args.target)
@@ -43,7 +43,10 @@ def run_init(args: argparse.Namespace) -> int:
     if output.exists() and not args.force:
         return fail(f"{output} exists: choose another --output, or --force to replace it")
     base_url = args.target.rstrip("/").removesuffix("/v1")
-    found = discover(base_url, token=args.token or os.environ.get("ERIS_TOKEN"))
+    try:
+        found = discover(base_url, token=args.token or os.environ.get("ERIS_TOKEN"))
+    except TargetStoppedAnswering as error:  # each read left would wait the request timeout
+        return fail(f"nothing could be discovered at {base_url}, which does not answer: {error}")
     if not found.values and not found.namespaces and not found.conflicts:
         why = "; ".join(found.problems) or "it publishes nothing the contract lets eris recognise"
         return fail(f"nothing could be discovered at {base_url}: {why}")

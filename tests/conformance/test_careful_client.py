@@ -341,3 +341,15 @@ def test_traffic_har_is_written_entry_by_entry(tmp_path):
     assert har.stat().st_size > 300 * 6 * KEPT  # the text of every entry is there
     assert json.loads(har.read_text())["log"]["entries"][299]["response"]["bodySize"] == 32 * MiB
     assert peak < 40 * MiB, f"{peak / MiB:.0f} MiB held to write a HAR of {har.stat().st_size / MiB:.0f} MiB"
+
+
+def test_a_target_that_stops_answering_while_its_installation_is_read_ends_the_run(reference, tmp_path):
+    with served(hostile_proxy(reference.url, answered=3)) as proxy:  # the probe of eris certify, then reads
+        done, took = _certify(proxy.url, tmp_path / "out", "--request-timeout", str(TIMEOUT))
+    assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .startswith("eris: the target stopped answering while its installation was read: GET /v1/")
+    )
+    assert took < 60  # two request timeouts, not one for each read of the installation
