@@ -30,6 +30,7 @@ __all__ = [
     "AnswerTooLarge",
     "AnswerTooSlow",
     "BoundedClient",
+    "SuiteCouldNotSend",
     "size_text",
 ]
 
@@ -48,6 +49,11 @@ def size_text(size: int) -> str:
         if size >= factor:
             return f"{size / factor:.4g} {unit}"
     return f"{size} bytes"
+
+
+class SuiteCouldNotSend(Exception):
+    """The suite's own HTTP client (httpx, or schemathesis making the request) failed before the target could
+    answer: what it blocks is not exercised, and never the target's failure."""
 
 
 class AnswerTooLarge(httpx.RequestError):

@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 import httpx
 import pytest
 
-from conformance.bounded_http import KEPT, AnswerTooLarge, AnswerTooSlow, BoundedClient
+from conformance.bounded_http import KEPT, AnswerTooLarge, AnswerTooSlow, BoundedClient, SuiteCouldNotSend
 from conformance.key_pairs import KeyPairs
 from conformance.operations import operation_requirement
 from conformance.outcomes import TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
@@ -110,11 +110,6 @@ RUN_STOP = pytest.StashKey[str]()
 decided and, under pytest-xdist, on the controller from the report carrying it."""
 _STOP_REPORTED = pytest.StashKey[bool]()
 STOP_PROPERTY = "eris_run_stopped"
-
-
-class SuiteCouldNotSend(Exception):
-    """The suite's own HTTP client (httpx, or schemathesis making the request) failed before the target could
-    answer: what it blocks is not exercised, and never the target's failure."""
 
 
 def run_stop_reason(config: pytest.Config) -> str | None:

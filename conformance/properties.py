@@ -37,6 +37,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from conformance.bounded_http import SuiteCouldNotSend
 from conformance.operations import REPORTS
 from profiles.openapi_index import openapi_document
 
@@ -98,8 +99,6 @@ def send(api: Any, case: Any, token: str | None) -> Sent:
     """Send a generated case through the suite's client (recorded, 429 waited out, bounded). POST /v1/reports
     carries `token`; the other operations carry the client's default credentials. SuiteCouldNotSend when
     schemathesis cannot make the request, or the client cannot send it."""
-    from conformance.plugin import SuiteCouldNotSend
-
     base_url = str(api.client.base_url).rstrip("/")
     headers = {"Authorization": f"Bearer {token}"} if token and _label(case) == REPORTS else {}
     try:
