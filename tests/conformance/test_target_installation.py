@@ -17,6 +17,7 @@ from conformance.cli import main
 from conformance.target import load_target
 from conformance.target_installation import UndecidedInstallation, target_installation
 from profiles import load_installation
+from reference_impl.deviations import declared_data
 
 RUN_TIMEOUT = 600
 
@@ -117,19 +118,35 @@ def test_certify_says_where_the_values_came_from_and_stops_in_one_line_on_a_conf
     assert "Traceback" not in run.stdout + run.stderr
 
 
+DATA_AND_OPEN_CHOICES = (
+    OWN_SHAPE,
+    "allocation-categories-of-own-naming",
+    "warehouse-documents-not-listed",
+    "asset-document-lists-without-content",
+    "null-for-absent-elements",
+    "scan-added-as-new-attachment",
+)
+"""An implementation that differs from ours wherever the contract leaves the data or the form open."""
+
+
 def test_a_description_written_by_init_certifies_a_conformant_target_of_another_installation(
     acme: Path, tmp_path: Path
 ) -> None:
-    """Only the tokens added by hand: `eris init` leaves nothing else to type on a target that serves items of
-    every profile."""
+    """Only the tokens and the [data] entries added by hand: `eris init` leaves nothing else to type on a target
+    that serves items of every profile, whatever codes, documents, content and null members it serves."""
     written = tmp_path / "target.toml"
-    with serving(acme, variants=(OWN_SHAPE,)) as server:
+    with serving(acme, variants=DATA_AND_OPEN_CHOICES) as server:
         assert main(["init", "--target", server.url, "--output", str(written)]) == 0
         with_right, without_right = tokens(server)
         text = written.read_text(encoding="utf-8")
         text = text.replace('# token = "..."', f'token = "{with_right}"', 1)
         text = text.replace('# token_without_report_right = "..."', f'token_without_report_right = "{without_right}"')
+        data = declared_data(server.app, DATA_AND_OPEN_CHOICES)
+        assert data, "warehouse-documents-not-listed names its warehouse document to the vendor"
+        for entry, value in data.items():
+            text = text.replace(f'# {entry} = "<system>|<value>"', f'{entry} = "{value}"')
         written.write_text(text, encoding="utf-8")
+        assert load_target(written).data == data
         run = _certify("--config", str(written), "--examples", "2", "--report-dir", str(tmp_path / "out"), cwd=tmp_path)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "CONFORMANT" in run.stdout and "installation values are not in the target description" not in run.stderr
