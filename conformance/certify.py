@@ -175,6 +175,7 @@ def _certify(options: CertifyOptions) -> int:
         features=target.features,
         cited=_cited(options.suite_dir),
         selection=selection,
+        run_stopped=f"the run stopped before its end: {session.run_stop}" if session.run_stop else "",
     )
     try:
         paths = write_outputs(certification, report_dir)

@@ -40,6 +40,11 @@ INFO_NOTE = "informational: the contract does not fix this, so a failing test is
 FIXED_NOTE = "listed as an expected failure, but passed: fixed"
 WHOLE_SUITE = "a run of the whole suite: without -k or --requirement"
 """What exercises the tests a selection left out."""
+A_RUN_TO_ITS_END = (
+    "a run to its end: a target that answers every request within --request-timeout, the whole run within "
+    "--run-timeout"
+)
+"""What exercises the tests a run that stopped before its end never reached."""
 A_TEST = "a test of the suite citing it (none does: a gap of eris, not of the target)"
 """What exercises a requirement no test cites."""
 
@@ -65,7 +70,9 @@ class RequirementResult:
     """Failed, and the requirement is listed as an expected failure."""
     note: str = ""
     deselected: list[str] = field(default_factory=list)
-    """Tests citing the requirement that this run did not run (left out by -k or --requirement)."""
+    """Tests citing the requirement that this run did not run (left out by -k or --requirement, or never reached)."""
+    run_stopped: str = ""
+    """Why the run stopped before its end ("" when it ran to its end): its tests not run were never reached."""
 
     @property
     def counts_against(self) -> bool:
@@ -108,6 +115,8 @@ class RequirementResult:
     def _left_out(self) -> list[Gap]:
         if not self._applicable_must():
             return []
+        if self.deselected and self.run_stopped:
+            return [Gap(f"{_tests(len(self.deselected))} not reached: {self.run_stopped}", A_RUN_TO_ITS_END)]
         if self.deselected:
             left_out = _tests(len(self.deselected))
             if self.status == NOT_TESTED:
@@ -233,12 +242,14 @@ def certify(
     features: Iterable[str] = (),
     cited: Mapping[str, list[str]] | None = None,
     selection: str = "",
+    run_stopped: str = "",
 ) -> Certification:
     """Judge every catalogue requirement from the outcomes of the tests that ran.
 
     `cited`: requirement id -> node ids (without parameters) of every test of the suite citing it, whether run or
     not (conformance.requirements.coverage); the ones that did not run make a MUST requirement not fully exercised.
-    None: nothing is known of tests that did not run."""
+    None: nothing is known of tests that did not run. `run_stopped`: why the run stopped before its end, if it did
+    (its tests not run were never reached, not deselected)."""
     expected = expected or ExpectedFailures()
     tests = list(outcomes)
     catalogue = list(catalogue)
@@ -253,6 +264,7 @@ def certify(
     for requirement in catalogue:
         result = _judge(requirement, by_requirement.get(requirement.id, []), expected, declared)
         result.deselected = [nodeid for nodeid in (cited or {}).get(requirement.id, []) if nodeid not in ran]
+        result.run_stopped = run_stopped
         results.append(result)
     return Certification(
         base_url=base_url,

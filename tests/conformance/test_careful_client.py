@@ -257,6 +257,9 @@ def test_a_target_that_stops_answering_mid_run_ends_the_run_with_its_outputs(ref
     certification = json.loads((out / "certification.json").read_text())
     assert "the run stopped before its end: the target stopped answering" in certification["summary"]["selection"]
     assert certification["summary"]["tests"]["passed"] > 0  # what was done before is certified
+    never_reached = [gap for gap in certification["summary"]["not_exercised"] if "not reached" in gap["reason"]]
+    assert never_reached and all("a run to its end" in gap["to_exercise"] for gap in never_reached)
+    assert not [gap for gap in certification["summary"]["not_exercised"] if "-k or --requirement" in gap["to_exercise"]]
     assert "the target stopped answering" in (out / "report.html").read_text()
     har = json.loads((out / "traffic.har").read_text())
     assert any(entry["response"]["status"] == 0 for entry in har["log"]["entries"])  # the request left unanswered
