@@ -41,8 +41,7 @@ FIXED_NOTE = "listed as an expected failure, but passed: fixed"
 WHOLE_SUITE = "a run of the whole suite: without -k or --requirement"
 """What exercises the tests a selection left out."""
 A_RUN_TO_ITS_END = (
-    "a run to its end: a target that answers every request within --request-timeout, the whole run within "
-    "--run-timeout"
+    "a run to its end: a target that answers every request within --request-timeout, the whole run within --run-timeout"
 )
 """What exercises the tests a run that stopped before its end never reached."""
 A_TEST = "a test of the suite citing it (none does: a gap of eris, not of the target)"
