@@ -7,11 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from conformance.cli.common import add_answer_bounds
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue
-from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT
-
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20}
-_UNITS |= {"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_RUN_TIMEOUT
 
 __all__ = ["add_commands"]
 
@@ -79,22 +77,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="certify the embedded reference implementation with this conformant variant (repeatable)",
     )
-    certify.add_argument(
-        "--request-timeout",
-        type=float,
-        default=DEFAULT_REQUEST_TIMEOUT,
-        metavar="SECONDS",
-        help=f"time for a whole answer of the target, its body included (default {DEFAULT_REQUEST_TIMEOUT:g}); a "
-        "target that answers nothing in that time, nor to one more request, has stopped answering: the run ends",
-    )
-    certify.add_argument(
-        "--max-answer-size",
-        type=_size,
-        default=DEFAULT_MAX_ANSWER_SIZE,
-        metavar="SIZE",
-        help=f"largest answer read, counted after decompression, in bytes or with KiB, MiB, GiB (default "
-        f"{DEFAULT_MAX_ANSWER_SIZE >> 20}MiB); a larger answer fails its operation's requirement",
-    )
+    add_answer_bounds(certify)
     certify.add_argument(
         "--run-timeout",
         type=float,
@@ -123,19 +106,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     requirements.add_argument("--format", choices=("text", "json"), default="text", help="default text")
     requirements.add_argument("--suite", default=str(SUITE_DIR), help=argparse.SUPPRESS)
     requirements.set_defaults(run=run_requirements)
-
-
-def _size(text: str) -> int:
-    """A size in bytes, or with a unit: 64KiB, 32MiB, 1GiB (K, M, G and KB, MB, GB are read as powers of 1024)."""
-    number = text.strip().rstrip("bBiIkKmMgG ")
-    unit = text.strip()[len(number) :].strip().lower()
-    try:
-        value = float(number)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size (for example 32MiB, 512KiB, 1000000)") from None
-    if unit not in _UNITS:
-        raise argparse.ArgumentTypeError(f"{text!r}: the unit {unit!r} is not one of B, KiB, MiB, GiB")
-    return int(value * _UNITS[unit])
 
 
 def run_certify_command(args: argparse.Namespace) -> int:

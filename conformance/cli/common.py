@@ -12,6 +12,7 @@ __all__ = [
     "EXIT_INVALID",
     "EXIT_OK",
     "EXIT_UNUSABLE",
+    "add_answer_bounds",
     "fail",
     "non_empty",
     "non_negative_float",
@@ -87,3 +88,42 @@ def _finite(text: str) -> float:
     if not math.isfinite(number):
         raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
     return number
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20}
+_UNITS |= {"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+
+
+def size(text: str) -> int:
+    """A size in bytes, or with a unit: 64KiB, 32MiB, 1GiB (K, M, G and KB, MB, GB are read as powers of 1024)."""
+    number = text.strip().rstrip("bBiIkKmMgG ")
+    unit = text.strip()[len(number) :].strip().lower()
+    try:
+        value = float(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (for example 32MiB, 512KiB, 1000000)") from None
+    if unit not in _UNITS:
+        raise argparse.ArgumentTypeError(f"{text!r}: the unit {unit!r} is not one of B, KiB, MiB, GiB")
+    return int(value * _UNITS[unit])
+
+
+def add_answer_bounds(parser: argparse.ArgumentParser) -> None:
+    """--request-timeout and --max-answer-size: how long and how large an answer of the target may be."""
+    from conformance.settings import DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
+
+    parser.add_argument(
+        "--request-timeout",
+        type=positive_float,
+        default=DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time for a whole answer of the target, its body included (default {DEFAULT_REQUEST_TIMEOUT:g}); a "
+        "target that answers nothing in that time, nor to one more request, has stopped answering: the run ends",
+    )
+    parser.add_argument(
+        "--max-answer-size",
+        type=size,
+        default=DEFAULT_MAX_ANSWER_SIZE,
+        metavar="SIZE",
+        help=f"largest answer read, counted after decompression, in bytes or with KiB, MiB, GiB (default "
+        f"{DEFAULT_MAX_ANSWER_SIZE >> 20}MiB); a larger answer fails its operation's requirement",
+    )

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from conformance.cli.common import EXIT_OK, fail
+from conformance.cli.common import EXIT_OK, add_answer_bounds, fail
 
 __all__ = ["add_commands"]
 
@@ -29,6 +29,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     init.add_argument("--token", help="Bearer token sent with the reads (default $ERIS_TOKEN; not written)")
     init.add_argument("--output", "-o", default="target.toml", metavar="FILE", help="default target.toml")
     init.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    add_answer_bounds(init)
     init.set_defaults(run=run_init)
 
 
@@ -44,7 +45,12 @@ def run_init(args: argparse.Namespace) -> int:
         return fail(f"{output} exists: choose another --output, or --force to replace it")
     base_url = args.target.rstrip("/").removesuffix("/v1")
     try:
-        found = discover(base_url, token=args.token or os.environ.get("ERIS_TOKEN"))
+        found = discover(
+            base_url,
+            token=args.token or os.environ.get("ERIS_TOKEN"),
+            timeout=args.request_timeout,
+            max_answer_size=args.max_answer_size,
+        )
     except TargetStoppedAnswering as error:  # each read left would wait the request timeout
         return fail(f"nothing could be discovered at {base_url}, which does not answer: {error}")
     if not found.values and not found.namespaces and not found.conflicts:

@@ -356,3 +356,19 @@ def test_a_target_that_stops_answering_while_its_installation_is_read_ends_the_r
         .startswith("eris: the target stopped answering while its installation was read: GET /v1/")
     )
     assert took < 60  # two request timeouts, not one for each read of the installation
+
+
+def test_eris_init_of_a_silent_target_ends_within_its_request_timeout(tmp_path):
+    with served(hostile_proxy("http://127.0.0.1:9", answered=0)) as proxy:
+        started = time.monotonic()
+        done = subprocess.run(
+            [*_eris(), "init", "--target", proxy.url, "--output", str(tmp_path / "t.toml"), "--request-timeout", "1"],
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+        )
+        took = time.monotonic() - started
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(f"eris: nothing could be discovered at {proxy.url}")
+    assert "Traceback" not in done.stderr and not (tmp_path / "t.toml").exists()
+    assert took < 20  # two request timeouts of 1 s, then the reads end: not 30 s for each read
