@@ -333,8 +333,6 @@ AUDITED = (
 )
 """Modules whose skips name what would exercise them (conformance/suite/access, events, robustness has no skip,
 master_data/test_resources.py and test_terminology.py, reads/test_envelope_and_paging.py)."""
-FILTER_HELPER = ("test_an_access_filter_value_taken_from_an_item", "test_naming_systems_are_filterable_by_usage")
-"""Their skips are conformance/suite/support/filters.py's, audited with reads/test_filters.py."""
 
 
 def test_every_skip_for_want_of_data_names_what_was_looked_for_and_what_would_exercise_it(tmp_path, serves_nothing):
@@ -348,11 +346,7 @@ def test_every_skip_for_want_of_data_names_what_was_looked_for_and_what_would_ex
 
     messages = _skip_messages(out / "junit.xml")
     assert len(messages) > 50, messages  # the target serves nothing: most tests are skipped
-    unnamed = {
-        nodeid: message
-        for nodeid, message in messages.items()
-        if TO_EXERCISE not in message and not any(name in nodeid for name in FILTER_HELPER)
-    }
+    unnamed = {nodeid: message for nodeid, message in messages.items() if TO_EXERCISE not in message}
     assert unnamed == {}
     exercised = [what_would_exercise(message)[1] for message in messages.values() if TO_EXERCISE in message]
     assert "data served by GET /v1/grant-assignments: any item" in exercised

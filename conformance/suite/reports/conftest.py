@@ -12,6 +12,7 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from conformance.outcomes import data_served
 from conformance.plugin import TOKEN_EXERCISE, not_exercised
 from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, order_body
 from conformance.suite.support.writes import owner_nip_of
@@ -34,7 +35,10 @@ def company_tax_no(api: Any, contract: Any) -> str:
     """A NIP of the organisation that owns the data, found in the target's data."""
     found = owner_nip_of(api, contract)
     if found is None:
-        pytest.skip("no CompanyTaxNo found: no Contractor owned by a NIP and no Employer with a NIP")
+        not_exercised(
+            "no CompanyTaxNo found at GET /v1/parties: no Contractor owned by a NIP and no Employer with a NIP",
+            exercise=data_served("/v1/parties", "a Contractor owned by a NIP, or an Employer with a NIP"),
+        )
     return found
 
 

@@ -7,8 +7,9 @@ from functools import cached_property
 from typing import Any
 
 import httpx
-import pytest
 
+from conformance.outcomes import data_served
+from conformance.plugin import not_exercised
 from conformance.suite.support.reads import (
     Item,
     ListRead,
@@ -283,6 +284,7 @@ def discriminating(
     return [(item, value) for value, (_, _, item) in ranked[:limit]]
 
 
-def skip_without(values: list[Any], what: str) -> None:
+def skip_without(values: list[Any], what: str, path: str) -> None:
+    """Not exercised when `values` is empty: the target served no `what` at GET `path`."""
     if not values:
-        pytest.skip(f"the target served no {what}: nothing to check")
+        not_exercised(f"the target served no {what} at GET {path}", exercise=data_served(path, f"a {what}"))

@@ -228,7 +228,7 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
         lambda item: values_of(discovery, flt, item, read.resource_type),
         lambda item, value: matches(discovery, flt, item, value, read.resource_type),
     )
-    skip_without(chosen, f"item on {read.path} with a value for {flt.parameter}")
+    skip_without(chosen, f"item with a value for {flt.parameter}", read.path)
     for item, value in chosen:
         required = discovery.required_for(read, item)
         params = {**required, flt.parameter: value}
