@@ -25,13 +25,13 @@ from typing import Any, NoReturn
 import httpx
 import pytest
 
-from conformance.bounded_http import KEPT, AnswerTooLarge, AnswerTooSlow, BoundedClient, SuiteCouldNotSend
+from conformance.bounded_http import AnswerTooLarge, AnswerTooSlow, BoundedClient, SuiteCouldNotSend
 from conformance.key_pairs import KeyPairs
 from conformance.operations import operation_requirement
 from conformance.outcomes import TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
 from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 from conformance.target import Target, TargetError, load_target
-from conformance.traffic import Exchange, Traffic, exchange_of_response
+from conformance.traffic import Exchange, Traffic, exchange_of_cut_answer, exchange_of_response
 from profiles.limits import LIMITS
 from profiles.openapi_index import list_read, list_reads
 
@@ -338,10 +338,10 @@ class Api:
                 f"{method} {request.url}: the suite's client refused to send it: {_error_text(error)}"
             ) from error
         except AnswerTooLarge as error:
-            self.traffic.record(_cut_exchange(request, error.response, error.received, started))
+            self.traffic.record(exchange_of_cut_answer(request, error.response, error.received, started))
             _fails_its_operation(method, path, f"{method} {request.url}: {error}")
         except AnswerTooSlow as error:
-            self.traffic.record(_cut_exchange(request, error.response, error.received, started))
+            self.traffic.record(exchange_of_cut_answer(request, error.response, error.received, started))
             stopped = self._stop_if_silent(f"{method} {request.url}: {error}")
             _fails_its_operation(
                 method,
@@ -514,27 +514,6 @@ def _fails_its_operation(method: str, path: str, message: str) -> NoReturn:
     `blocked`); an operation outside the contract fails the test itself."""
     __tracebackhide__ = True
     blocked(operation_requirement(method, path), message)
-
-
-def _cut_exchange(request: httpx.Request, response: httpx.Response | None, received: bytes, started: float) -> Exchange:
-    """The record of an answer cut at a bound: what arrived of it (status 0: not even its head)."""
-    import base64
-
-    content = request.content if hasattr(request, "_content") else b""
-    return Exchange(
-        direction="outbound",
-        started=started,
-        duration=time.time() - started,
-        method=request.method,
-        url=str(request.url),
-        request_headers=dict(request.headers),
-        request_body=base64.b64encode(content[:KEPT]).decode("ascii"),
-        request_body_size=len(content),
-        status=response.status_code if response is not None else 0,
-        response_headers=dict(response.headers) if response is not None else {},
-        response_body=base64.b64encode(received[:KEPT]).decode("ascii"),
-        response_body_size=len(received),
-    )
 
 
 def _error_text(error: BaseException) -> str:

@@ -45,6 +45,14 @@ class Target:
     data: dict[str, str] = field(default_factory=dict)
     """The [data] table: test data the vendor names for what no read of the contract reveals (DATA_ENTRIES)."""
 
+    def named_identifier(self, entry: str) -> tuple[str, str] | None:
+        """(system, value) of the identifier a [data] entry names; None without the entry."""
+        named = self.data.get(entry)
+        if named is None:
+            return None
+        system, _, value = named.partition("|")
+        return system, value
+
     @property
     def features(self) -> tuple[str, ...]:
         """The optional features (conformance.requirements.FEATURES) the target declares."""
@@ -117,8 +125,12 @@ def _data(table: dict[str, Any], path: Path | str | None) -> dict[str, str]:
     data = {}
     for name in table:
         value = _string(table, name, path)
-        if value is not None:
-            data[name] = value
+        if value is None:
+            continue
+        system, bar, identifier_value = value.partition("|")
+        if not (system and bar and identifier_value):
+            raise TargetError(f"{path}: [data] {name} = {value!r} is not an identifier system|value")
+        data[name] = value
     return data
 
 

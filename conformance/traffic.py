@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["BODY_LIMIT", "Exchange", "Traffic", "exchange_of_response"]
+__all__ = ["BODY_LIMIT", "Exchange", "Traffic", "exchange_of_cut_answer", "exchange_of_response"]
 
 BODY_LIMIT = 64 * 1024
 """Bytes of a body kept for the record; an artifact of megabytes is summarised by its size."""
@@ -66,7 +66,18 @@ def _kept(body: bytes | None) -> str:
 
 
 def exchange_of_response(response: httpx.Response, started: float) -> Exchange:
-    request = response.request
+    return _exchange(response.request, started, response.status_code, dict(response.headers), response.content)
+
+
+def exchange_of_cut_answer(
+    request: httpx.Request, response: httpx.Response | None, received: bytes, started: float
+) -> Exchange:
+    """The record of an answer cut at a bound: what arrived of it (status 0: not even its head)."""
+    status, headers = (response.status_code, dict(response.headers)) if response is not None else (0, {})
+    return _exchange(request, started, status, headers, received)
+
+
+def _exchange(request: httpx.Request, started: float, status: int, headers: dict[str, str], body: bytes) -> Exchange:
     content = request.content if hasattr(request, "_content") else b""
     return Exchange(
         direction="outbound",
@@ -77,10 +88,10 @@ def exchange_of_response(response: httpx.Response, started: float) -> Exchange:
         request_headers=dict(request.headers),
         request_body=_kept(content),
         request_body_size=len(content),
-        status=response.status_code,
-        response_headers=dict(response.headers),
-        response_body=_kept(response.content),
-        response_body_size=len(response.content),
+        status=status,
+        response_headers=headers,
+        response_body=_kept(body),
+        response_body_size=len(body),
     )
 
 

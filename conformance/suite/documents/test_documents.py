@@ -223,17 +223,6 @@ ANY_CODE = "eris-conformance-check"
 the shared terminology accepts "any code of this system" (profiles/terminology/warehouse/document-status.json)."""
 
 
-def _named(target: Any, entry: str) -> tuple[str, str] | None:
-    """The identifier system|value a [data] entry names; None without the entry."""
-    named = target.data.get(entry)
-    if named is None:
-        return None
-    system, bar, value = named.partition("|")
-    if not (system and bar and value):
-        not_exercised(f"[data] {entry} = {named!r} is not an identifier system|value", exercise=f"[data] {entry}")
-    return system, value
-
-
 def _published_coding(api: Any, url: str) -> dict[str, str]:
     """The first concept of the value set `url` the target serves, as a Coding; a code of the suite's own in the
     set's system when the set names none (or is not served)."""
@@ -274,7 +263,7 @@ def test_patch_changes_the_status_of_a_warehouse_document(api: Any, contract: An
     if listed:
         key, document = listed[-1]
     else:
-        named = _named(target, WAREHOUSE_DOCUMENT)
+        named = target.named_identifier(WAREHOUSE_DOCUMENT)
         if named is None:
             not_exercised(
                 f"GET {DOCUMENTS} lists no WarehouseDocument with an identifier, a status of {status_system} and a "

@@ -161,17 +161,6 @@ def _restore_workflow(api: Any, key: tuple[str, str], workflow: dict[str, Any], 
         api.patch(FIXED_ASSET_DOCUMENTS, json=body, params={"identifier": token(*key)})
 
 
-def _named(target: Any, entry: str) -> tuple[str, str] | None:
-    """The identifier system|value a [data] entry names; None without the entry."""
-    named = target.data.get(entry)
-    if named is None:
-        return None
-    system, bar, value = named.partition("|")
-    if not (system and bar and value):
-        not_exercised(f"[data] {entry} = {named!r} is not an identifier system|value", exercise=f"[data] {entry}")
-    return system, value
-
-
 # -- fixed-asset documents: reads --------------------------------------------------------------------------
 
 
@@ -290,7 +279,7 @@ def test_document_content_of_a_document_without_content_is_a_404(
                 "when the document has none",
             )
     findings.check()
-    named = _named(target, WITHOUT_CONTENT)
+    named = target.named_identifier(WITHOUT_CONTENT)
     if named is None:
         not_exercised(
             f"no fixed-asset document listed by GET {FIXED_ASSET_DOCUMENTS} answered $document-content with 404 "
