@@ -9,7 +9,6 @@ import base64
 import json
 import os
 import subprocess
-import sys
 import time
 import tracemalloc
 import zlib
@@ -34,6 +33,7 @@ from hostile_targets import (
     served,
     trickle,
 )
+from project_paths import eris_command
 from serve_fixtures import RunningServer, running, seeded_settings
 
 from conformance.bounded_http import KEPT, AnswerTooLarge, AnswerTooSlow, BoundedClient
@@ -188,15 +188,10 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServe
         yield server
 
 
-def _eris() -> list[str]:
-    script = Path(sys.executable).with_name("eris")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.cli"]
-
-
 def _certify(target: str, out: Path, *options: str) -> tuple[subprocess.CompletedProcess[str], float]:
     started = time.monotonic()
     done = subprocess.run(
-        [*_eris(), "certify", "--target", target, "--report-dir", str(out), "--examples", "0", "-q", *options],
+        [*eris_command(), "certify", "--target", target, "--report-dir", str(out), "--examples", "0", "-q", *options],
         cwd=out.parent,
         capture_output=True,
         text=True,
@@ -362,7 +357,16 @@ def test_eris_init_of_a_silent_target_ends_within_its_request_timeout(tmp_path):
     with served(hostile_proxy("http://127.0.0.1:9", answered=0)) as proxy:
         started = time.monotonic()
         done = subprocess.run(
-            [*_eris(), "init", "--target", proxy.url, "--output", str(tmp_path / "t.toml"), "--request-timeout", "1"],
+            [
+                *eris_command(),
+                "init",
+                "--target",
+                proxy.url,
+                "--output",
+                str(tmp_path / "t.toml"),
+                "--request-timeout",
+                "1",
+            ],
             capture_output=True,
             text=True,
             timeout=RUN_TIMEOUT,

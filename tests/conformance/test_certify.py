@@ -13,7 +13,6 @@ import os
 import re
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
+from project_paths import eris_command
 
 from conformance.certification import ExpectedFailures, certify, to_json, write_outputs
 from conformance.certification.har import to_har
@@ -44,11 +44,6 @@ CATALOGUE = [
     Requirement("ERIS-A-004", "Two", "Nobody tests this.", "MUST"),
     Requirement("ERIS-A-005", "Two", "Only skipped tests.", "MUST"),
 ]
-
-
-def _eris() -> list[str]:
-    script = Path(sys.executable).with_name("eris")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.cli"]
 
 
 def _b64(data: bytes) -> str:
@@ -630,7 +625,7 @@ PROBE_SUITE = {
 
 def _run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*_eris(), "certify", *arguments],
+        [*eris_command(), "certify", *arguments],
         cwd=cwd,
         capture_output=True,
         text=True,

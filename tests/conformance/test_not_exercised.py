@@ -10,7 +10,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -18,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from project_paths import eris_command
 
 from conformance import plugin
 from conformance.certification import certify, to_json
@@ -241,14 +241,9 @@ def test_a_test_stopped_by_a_failure_on_the_way_names_the_fix_of_that_requiremen
 # -- runs of the real suite ---------------------------------------------------------------------------------
 
 
-def _eris() -> list[str]:
-    script = Path(sys.executable).with_name("eris")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.cli"]
-
-
 def _run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*_eris(), "certify", "--quiet", *arguments],
+        [*eris_command(), "certify", "--quiet", *arguments],
         cwd=cwd,
         capture_output=True,
         text=True,

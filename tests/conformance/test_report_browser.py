@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from project_paths import eris_command
 
 from conformance.certification.judgement import WHOLE_SUITE
 from conformance.embedded import EmbeddedReference
@@ -33,11 +34,6 @@ FAULT = "party-status-filter-ignored"
 failed part must move ahead of parts that passed."""
 SELECTION = ("ERIS-FILTER-005", "ERIS-PARTY-003", "ERIS-EVT-001")
 """A few seconds of the real suite: passes, the failure, skipped notification tests."""
-
-
-def _eris() -> list[str]:
-    script = Path(sys.executable).with_name("eris")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.cli"]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +52,7 @@ def report(tmp_path_factory) -> Path:
         selection = [option for requirement in SELECTION for option in ("--requirement", requirement)]
         options = ["--config", str(config), *selection, "--examples", "0", "-q", "--report-dir", str(folder / "out")]
         result = subprocess.run(
-            [*_eris(), "certify", *options],
+            [*eris_command(), "certify", *options],
             capture_output=True,
             text=True,
             timeout=RUN_TIMEOUT,

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from installation_servers import OTHER_INSTALLATION, OWN_SHAPE, serving, tokens, two_installations
+from project_paths import eris_command
 
 from conformance.cli import main
 from conformance.target import load_target
@@ -22,14 +22,9 @@ from reference_impl.deviations import declared_data
 RUN_TIMEOUT = 600
 
 
-def _eris() -> list[str]:
-    script = Path(sys.executable).with_name("eris")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.cli"]
-
-
 def _certify(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*_eris(), "certify", "--seed", "1", *arguments],
+        [*eris_command(), "certify", "--seed", "1", *arguments],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from project_paths import eris_command
 from serve_fixtures import RunningServer, running, seeded_settings
 
 RUN_TIMEOUT = 300
@@ -26,15 +25,10 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServe
         yield server
 
 
-def _eris() -> list[str]:
-    script = Path(sys.executable).with_name("eris")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "conformance.cli"]
-
-
 def test_a_run_without_a_token_is_incomplete_with_no_failed_requirement(reference, tmp_path):
     out = tmp_path / "certification"
     done = subprocess.run(
-        [*_eris(), "certify", "--target", reference.url, "--report-dir", str(out), "--seed", str(SEED), "-q"],
+        [*eris_command(), "certify", "--target", reference.url, "--report-dir", str(out), "--seed", str(SEED), "-q"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
