@@ -114,7 +114,11 @@ def wrong_json_type(draw: Draw, contract: Contract, kind: PayloadKind, payload: 
     if chosen is None:
         return None
     where, allowed = chosen
-    wrong = draw(st.sampled_from(_wrong_types(allowed)))
+    wrong_types = _wrong_types(allowed)
+    if where and isinstance(where[-1], str):
+        # a null member is an element without a value (profiles/validator.py): an open choice, not a wrong type
+        wrong_types = [name for name in wrong_types if name != "null"]
+    wrong = draw(st.sampled_from(wrong_types))
     set_at(payload, where, copy.deepcopy(_SAMPLES[wrong]))
     return Broken(payload, "schema-type", where, f"a JSON {wrong} at {location_of(where)}, where {sorted(allowed)} go")
 
@@ -132,7 +136,8 @@ def element_not_allowed(draw: Draw, contract: Contract, kind: PayloadKind, paylo
     if chosen is None:
         return None
     where, name = chosen
-    value_at(payload, where)[name] = draw(json_values())
+    # a null embeds nothing: read as the element left out (profiles/validator.py), which is what the type demands
+    value_at(payload, where)[name] = draw(json_values().filter(lambda value: value is not None))
     return Broken(payload, "schema-not-allowed", (*where, name), f"{name!r}, which the type forbids, added")
 
 
