@@ -190,7 +190,9 @@ def test_an_unknown_profile_or_type_is_refused():
 @given(body=valid_write(CONTRACT, "createParty"))
 def test_creates_leave_the_assigned_identifier_value_to_the_service(body):
     assigned = {
-        CONTRACT.installation_namespace_key(key) for key in CONTRACT.profiles["Contractor"].identifier_namespaces
+        system
+        for key in CONTRACT.profiles["Contractor"].identifier_namespaces
+        for system in CONTRACT.namespace_systems(key)
     }
     installation = [i for i in body.get("identifier", []) if i["system"] in assigned]
     assert len(installation) <= 1
