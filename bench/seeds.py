@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # package that the reference implementation imports; the checkout's own packages go before an editable install
 sys.path[:] = [str(ROOT), *(entry for entry in sys.path if Path(entry or ".").resolve() != ROOT / "bench")]
 
-from reference_impl.deviations import VARIANT, catalogue  # noqa: E402
+from conformance.deviations import VARIANT, catalogue  # noqa: E402
 
 REFERENCE = "reference"
 EVERY_VARIANT = "variants"

@@ -1,5 +1,5 @@
 """The self-test of the conformance suite, in full: one complete `eris certify` (property phase included) of
-the embedded reference implementation per fault and per conformant variant of reference_impl.deviations.
+the embedded reference implementation per fault and per conformant variant of conformance.deviations.
 
     python bench/selftest.py [--jobs 2] [--examples 20] [--seed 1] [--only NAME ...] [--markdown]
 
@@ -23,9 +23,9 @@ from machine import checkout_state, load_average
 # package that the reference implementation imports
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
+from conformance.deviations import FAULT, catalogue  # noqa: E402
 from conformance.requirements import load_catalogue  # noqa: E402
 from conformance.selftest import Outcome, isolation_line, kill_table, run_selftest, summary_line  # noqa: E402
-from reference_impl.deviations import FAULT, catalogue  # noqa: E402
 
 
 def _line(outcome: Outcome) -> str:

@@ -95,7 +95,7 @@ class CertifyOptions:
     seed: int | None = None
     """Seed of the property phase; None: a new one, reported in the certification."""
     faults: tuple[str, ...] = ()
-    """Faults of the embedded reference implementation (reference_impl.deviations), to measure the suite."""
+    """Faults of the embedded reference implementation (conformance.deviations), to measure the suite."""
     variants: tuple[str, ...] = ()
     """Conformant variants of the embedded reference implementation."""
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
@@ -248,7 +248,7 @@ def _checked(options: CertifyOptions) -> ExpectedFailures:
 def _check_deviations(options: CertifyOptions) -> None:
     if not options.faults and not options.variants:
         return
-    from reference_impl.deviations import FAULT, VARIANT, UnknownDeviation, lookup
+    from conformance.deviations import FAULT, VARIANT, UnknownDeviation, lookup
 
     for names, kind, option in ((options.faults, FAULT, "--fault"), (options.variants, VARIANT, "--variant")):
         for name in names:

@@ -31,7 +31,7 @@ class EmbeddedReference:
 
     `description` is the path of a conformance target description (tokens included) for it; `base_url`
     its address. Use as a context manager, or call `start()` and `stop()`. `deviations`: faults and variants
-    (reference_impl.deviations) to serve with, for measuring the suite."""
+    (conformance.deviations) to serve with, for measuring the suite."""
 
     def __init__(self, deviations: tuple[str, ...] = ()) -> None:
         self.deviations = deviations
@@ -70,7 +70,7 @@ class EmbeddedReference:
         )
         app = create_app(app_settings)
         if self.deviations:
-            from reference_impl.deviations import install
+            from conformance.deviations import install
 
             install(app, app_settings, self.deviations)
         self._loop = asyncio.new_event_loop()
@@ -84,7 +84,7 @@ class EmbeddedReference:
         self.base_url = f"http://{HOST}:{port}"
         data: dict[str, str] = {}
         if self.deviations:
-            from reference_impl.deviations import declared_data
+            from conformance.deviations import declared_data
 
             data = declared_data(app, self.deviations)  # what the deviation hides from every read of the contract
         text = target_description(

@@ -1,5 +1,5 @@
 """The self-test of the conformance suite: certify the embedded reference implementation once per named
-deviation (reference_impl.deviations) and see whether the suite tells them apart.
+deviation (conformance.deviations) and see whether the suite tells them apart.
 
 - A fault is **killed** when its certification is non-conformant and names the fault's requirement among the
   failed ones; otherwise it **survived** (the suite misses what the fault breaks).
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reference_impl.deviations import FAULT, Deviation
+from conformance.deviations import FAULT, Deviation
 
 __all__ = ["Outcome", "isolation_line", "kill_table", "run_deviation", "run_selftest", "summary_line"]
 

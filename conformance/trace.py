@@ -138,7 +138,7 @@ class Tracer:
             "data": [path for path in data if path.name != "openapi.json"],  # its operations are traced one by one
             "rules": python("profiles"),
             "cases": sorted((self.root / "tests" / "cases").rglob("*.json")),
-            "implementation": [p for p in python("reference_impl") if "deviations" not in p.parts],
+            "implementation": python("reference_impl"),
             "suite": [p for p in python(suite) if p.name.startswith("test_")] if suite.is_dir() else [],
         }
 
@@ -228,7 +228,7 @@ class Tracer:
 
     @cached_property
     def _fault_places(self) -> dict[str, list[Place]]:
-        from reference_impl.deviations import FAULT, catalogue
+        from conformance.deviations import FAULT, catalogue
 
         places: dict[str, list[Place]] = {}
         for fault in catalogue(FAULT):

@@ -11,8 +11,8 @@ from typing import Any
 
 from serve_fixtures import RunningServer, seeded_settings
 
+from conformance.deviations import install
 from reference_impl.app import APPLICATION_KEYS, create_app
-from reference_impl.deviations import install
 from reference_impl.seed import seed_resources
 from reference_impl.tokens import REPORT_RIGHT, mint_token
 
@@ -66,7 +66,7 @@ def serving(
     variants: tuple[str, ...] = (),
     seed: Callable[[Any], list[dict[str, Any]]] = seed_resources,
 ) -> Iterator[RunningServer]:
-    """The reference implementation of installation `config` with `variants` (reference_impl/deviations)."""
+    """The reference implementation of installation `config` with `variants` (conformance/deviations)."""
     settings = seeded_settings(config=None if config is None else str(config), seed=seed)
     app = create_app(settings)
     install(app, settings, variants)

@@ -175,7 +175,7 @@ def _deviations(faults: list[str], variants: list[str]) -> tuple[str, ...]:
     """The names, each checked to be a fault (for --fault) or a variant (for --variant)."""
     if not faults and not variants:
         return ()
-    from reference_impl.deviations import FAULT, VARIANT, lookup
+    from conformance.deviations import FAULT, VARIANT, lookup
 
     for names, kind, option in ((faults, FAULT, "--fault"), (variants, VARIANT, "--variant")):
         for name in names:
@@ -187,7 +187,7 @@ def _deviations(faults: list[str], variants: list[str]) -> tuple[str, ...]:
 def run_deviations(args: argparse.Namespace) -> int:
     import json
 
-    from reference_impl.deviations import catalogue
+    from conformance.deviations import catalogue
 
     found = catalogue()
     if args.format == "json":
@@ -242,7 +242,7 @@ def run_serve(args: argparse.Namespace) -> int:
         settings.rate_per_second, settings.rate_burst = _rate(args.rate_limit)
         app = create_app(settings)
         if deviations:
-            from reference_impl.deviations import install
+            from conformance.deviations import install
 
             install(app, settings, deviations)
     except (ValueError, OSError, ConfigError) as error:
@@ -272,7 +272,7 @@ async def _serve(app: web.Application, args: argparse.Namespace) -> int:
                 local_root.mkdir(parents=True, exist_ok=True)  # the suite reads it before the first delivery
             data: dict[str, str] = {}
             if deviations := _deviations(args.fault, args.variant):
-                from reference_impl.deviations import declared_data
+                from conformance.deviations import declared_data
 
                 data = declared_data(app, deviations)  # what a deviation hides from every read of the contract
             text = target_description(

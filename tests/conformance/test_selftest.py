@@ -12,9 +12,9 @@ import sys
 import pytest
 from project_paths import ROOT
 
+from conformance.deviations import FAULT, VARIANT, catalogue, lookup
 from conformance.requirements import load_catalogue
 from conformance.selftest import KILLED, PASSED, run_deviation, run_selftest
-from reference_impl.deviations import FAULT, VARIANT, catalogue, lookup
 
 DEVIATIONS = catalogue()
 FAULTS = [d for d in DEVIATIONS if d.kind == FAULT]
@@ -43,7 +43,7 @@ def test_each_fault_breaks_a_must_requirement_of_the_catalogue():
 def test_every_must_requirement_has_a_fault_or_says_why_none_can_be_seen_from_outside():
     broken = {d.requirement for d in FAULTS}
     bare = [r.id for r in load_catalogue() if r.level == "MUST" and r.id not in broken and not r.outside]
-    assert not bare, f"MUST requirements no fault breaks (add one to reference_impl/deviations/): {bare}"
+    assert not bare, f"MUST requirements no fault breaks (add one to conformance/deviations/): {bare}"
     needless = [r.id for r in load_catalogue() if r.outside and r.id in broken]
     assert not needless, (
         f"requirements said to be untestable from outside, though a fault of them is killed: {needless}"
@@ -62,7 +62,7 @@ def test_a_server_without_deviations_never_imports_them():
         "import sys\n"
         "from reference_impl.app import ServerSettings, create_app\n"
         "create_app(ServerSettings())\n"
-        "print('reference_impl.deviations' in sys.modules)\n"
+        "print('conformance.deviations' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == "False"

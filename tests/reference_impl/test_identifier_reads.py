@@ -23,9 +23,9 @@ from serve_fixtures import (
 )
 from yarl import URL
 
+from conformance.deviations import install
 from reference_impl.answer_cache import ENTRY_OVERHEAD, AnswerCache
 from reference_impl.app import create_app
-from reference_impl.deviations import install
 from reference_impl.identifier_reads import IdentifierReads, identifier_read_types
 from reference_impl.search import READ_PATHS, load_operations
 from reference_impl.state import SERVICE

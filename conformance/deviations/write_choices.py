@@ -8,8 +8,8 @@ from typing import Any
 
 from aiohttp import web
 
-from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import (
+from conformance.deviations import deviation
+from conformance.deviations._tools import (
     path_is,
     resources_in,
     rewrite_json_answer,

@@ -10,8 +10,8 @@ from typing import Any
 
 from aiohttp import web
 
-from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import resources_in, rewrite_json_answer
+from conformance.deviations import deviation
+from conformance.deviations._tools import resources_in, rewrite_json_answer
 from reference_impl.state import SERVICE
 
 Change = Callable[[dict[str, Any], Any], None]

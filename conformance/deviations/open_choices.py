@@ -10,8 +10,8 @@ from typing import Any
 from aiohttp import web
 from multidict import MultiDict
 
-from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import (
+from conformance.deviations import deviation
+from conformance.deviations._tools import (
     Handler,
     add_middleware,
     json_of,

@@ -9,8 +9,8 @@ from typing import Any
 from aiohttp import web
 from multidict import MultiDict
 
-from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import (
+from conformance.deviations import deviation
+from conformance.deviations._tools import (
     Handler,
     Matches,
     add_middleware,
@@ -18,7 +18,7 @@ from reference_impl.deviations._tools import (
     rewrite_json_answer,
     rewrite_query,
 )
-from reference_impl.deviations.reads import ignore_filter
+from conformance.deviations.reads import ignore_filter
 from reference_impl.problems import problem
 from reference_impl.reads import envelope
 from reference_impl.search import FilterError

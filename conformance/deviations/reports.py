@@ -15,9 +15,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
-from reference_impl.app import REPORT_WORKER
-from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import (
+from conformance.deviations import deviation
+from conformance.deviations._tools import (
     Handler,
     add_middleware,
     add_outer_middleware,
@@ -27,6 +26,7 @@ from reference_impl.deviations._tools import (
     rewrite_json_answer,
     rewrite_json_body,
 )
+from reference_impl.app import REPORT_WORKER
 from reference_impl.problems import PROBLEM_JSON, problem
 from reference_impl.ratelimit import RateLimiter
 from reference_impl.report_orders import REPORTS

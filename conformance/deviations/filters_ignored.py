@@ -10,8 +10,8 @@ from typing import Any
 
 from aiohttp import web
 
-from reference_impl.deviations import deviation
-from reference_impl.deviations.reads import ignore_filter
+from conformance.deviations import deviation
+from conformance.deviations.reads import ignore_filter
 
 IGNORED = [
     # (resource type, path, parameter, the requirement listing the parameter for the read)

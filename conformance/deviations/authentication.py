@@ -11,14 +11,14 @@ from typing import Any
 
 from aiohttp import hdrs, web
 
-from reference_impl.app import APPLICATION_KEYS
-from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import (
+from conformance.deviations import deviation
+from conformance.deviations._tools import (
     Handler,
     add_middleware,
     add_outer_middleware,
     path_is,
 )
+from reference_impl.app import APPLICATION_KEYS
 from reference_impl.tokens import CLAIMS_KEY, REPORT_RIGHT, RIGHTS_CLAIM, mint_token
 
 is_report_order = path_is("POST", "/v1/reports")

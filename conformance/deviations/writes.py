@@ -8,10 +8,8 @@ from typing import Any
 
 from aiohttp import web
 
-from profiles.installation import INSTALLATION_OID_ARC
-from profiles.validator import WRITE
-from reference_impl.deviations import deviation
-from reference_impl.deviations._tools import (
+from conformance.deviations import deviation
+from conformance.deviations._tools import (
     Handler,
     add_middleware,
     on_startup,
@@ -19,6 +17,8 @@ from reference_impl.deviations._tools import (
     rewrite_json_answer,
     rewrite_notifications,
 )
+from profiles.installation import INSTALLATION_OID_ARC
+from profiles.validator import WRITE
 from reference_impl.search import FilterError
 from reference_impl.state import SERVICE, Service
 

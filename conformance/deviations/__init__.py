@@ -4,12 +4,12 @@ A **fault** breaks exactly one MUST requirement of the contract: a certification
 fail, and name that requirement among its failures. A **variant** does differently something the contract
 leaves open (an error body, the order of items, a repeated delivery): a certification must still pass.
 
-Nothing here is imported by a server that was not asked for a deviation by name (`eris serve --fault NAME`,
-`--variant NAME`; `ServerSettings.deviations`): the normal code path does not know these exist. Each deviation is
-a function that changes a built application before it starts, through what aiohttp lets anyone add to an
-application: a middleware, a route, a startup step that replaces a collaborator of the service.
+They live beside the suite, not in the reference implementation (which cannot import them: the layers of
+pyproject.toml), and are installed only when named (`eris serve --fault NAME`, `--variant NAME`, `eris certify`).
+Each deviation is a function that changes a built application before it starts, through what aiohttp lets anyone
+add to an application (a middleware, a route, a startup step) and the seams reference_impl.app declares.
 
-    from reference_impl.deviations import catalogue, install
+    from conformance.deviations import catalogue, install
 """
 
 from __future__ import annotations
