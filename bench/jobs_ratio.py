@@ -8,8 +8,7 @@ pair runs `--jobs 1` and `--jobs 2` back to back, their order alternating, and t
 pairs' ratios with its quartiles.
 
 With `--against`, each named checkout runs in turn with this one, through PYTHONPATH, on the same corpus: a change
-measured side by side. The checkout is a clone of another commit with its C modules built in place
-(`python setup.py build_ext --inplace`).
+measured side by side. The checkout is a clone of another commit.
 
 The corpus is bench/corpus.py's, written as NDJSON (not timed); `--stdin` pipes it to `eris validate -` through
 `cat`, as `zcat export.ndjson.gz | eris validate -` would, instead of naming the file.

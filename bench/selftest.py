@@ -5,7 +5,8 @@ the embedded reference implementation per fault and per conformant variant of co
 
 Prints one line per deviation as it finishes, then the kill rate (faults whose certification failed and named
 the fault's requirement) and the false-positive count (variants whose certification was not conformant), the
-wall time, and with --markdown the table the README publishes. Target: every fault killed, no false positive.
+wall time, and with --markdown a table of each deviation's certification (bench/README.md gives the latest run).
+Target: every fault killed, no false positive.
 Exit 1 when a fault survived, a variant was failed, or a run could not be made.
 """
 
@@ -57,11 +58,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2, help="certifications at a time (default 2)")
     parser.add_argument(
-        "--examples", type=int, default=20, help="property-phase examples (default 20, as the README table's run)"
+        "--examples", type=int, default=20, help="property-phase examples (default 20, as bench/README.md's run)"
     )
     parser.add_argument("--seed", type=int, default=1, help="property-phase seed (default 1)")
     parser.add_argument("--only", nargs="*", metavar="NAME", help="these deviations only")
-    parser.add_argument("--markdown", action="store_true", help="print the README table too")
+    parser.add_argument("--markdown", action="store_true", help="print a table of the certifications too")
     args = parser.parse_args()
     chosen = [d for d in catalogue() if not args.only or d.name in args.only]
     faults = sum(d.kind == FAULT for d in chosen)

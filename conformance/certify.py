@@ -1,5 +1,5 @@
 """`eris certify`: run the conformance suite (pytest, in this process) against a target and write the
-certification (DESIGN.md, "Certification outputs").
+certification: certification.json, report.html, traffic.har and junit.xml.
 
 Exit codes: 0 conformant, 1 non-conformant, 2 the run could not be made (bad options or target
 description, the target unreachable, the suite not collectable, no test selected) or stopped before its end (the

@@ -1,5 +1,5 @@
-"""The conformance target description (DESIGN.md): where the implementation is, its tokens, the
-installation's placeholder values, where the suite receives deliveries, and what the target does."""
+"""The conformance target description (docs/certify-your-implementation.md): where the implementation is, its
+tokens, the installation's placeholder values, where the suite receives deliveries, and what the target does."""
 
 from __future__ import annotations
 

@@ -90,7 +90,8 @@ class IssueCodes(Mapping[str, IssueCode]):
         """The issue `code` at `location`. `rule` is the rule row that found it; `sources` are the
         requirements it may take (rule=, resource=, profile=, recognition=; see REQUIREMENT_SOURCES)."""
         entry = self._codes.get(code)
-        if entry is None:  # a code missing from the registry must not hide the finding (tests/test_issue_codes.py)
+        # a code missing from the registry must not hide the finding (tests/profiles/test_issue_codes.py)
+        if entry is None:
             return Issue(Severity.ERROR, code, location, message, sources.get("rule"))
         if rule is not None and "rule" not in sources:
             sources["rule"] = rule.get("requirement")

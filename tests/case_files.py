@@ -1,5 +1,5 @@
 """The loader of the language-neutral validator cases of tests/cases (format: tests/cases/README.md), kept apart
-from the tests that use it (profiles/test_cases.py, profiles/test_engine_agreement.py, profiles/test_fast_path.py)."""
+from the tests that use it (tests/profiles/: test_cases.py, test_engine_agreement.py, test_fast_path.py)."""
 
 from __future__ import annotations
 

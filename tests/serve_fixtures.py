@@ -1,4 +1,4 @@
-"""Shared harness of the tests of `eris serve` (tests/test_serve_*.py): a real aiohttp server of the
+"""Shared harness of the tests of `eris serve` (tests/reference_impl/test_serve_*.py): a real aiohttp server of the
 reference implementation on 127.0.0.1, run by its own event loop in a background thread, read with
 httpx; the contract data, the validator and the schemas the answers are checked against; and small
 helpers that pick identifiers from the seed data set."""

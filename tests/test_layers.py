@@ -1,5 +1,5 @@
-"""The layers of DESIGN.md hold: `lint-imports` keeps every contract of pyproject.toml's [tool.importlinter], and
-a wrong import would break one."""
+"""The layers of docs/architecture.md hold: `lint-imports` keeps every contract of pyproject.toml's
+[tool.importlinter], and a wrong import would break one."""
 
 import shutil
 import subprocess

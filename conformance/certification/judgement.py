@@ -1,7 +1,7 @@
 """The certification of one run: each catalogue requirement judged from the outcomes of the tests citing it, and
 the verdict.
 
-Rules (DESIGN.md, "Certification outputs"):
+Rules:
 
 - a requirement of an optional feature the target does not declare is `not-applicable`;
 - a requirement no test cites, or whose tests did not run, is `not-tested`; one whose tests were all

@@ -1,5 +1,5 @@
-"""The helpers of the report conformance tests (conformance/suite/reports_support.py): every compression
-they claim to detect is detected, the readers accept what the contract leaves open and refuse what is not
+"""The helpers of the report conformance tests (conformance/suite/support/reports.py and compression.py): every
+compression they claim to detect is detected, the readers accept what the contract leaves open and refuse what is not
 a report, the explanations name the defect, the 400 check accepts exactly the standard URIs, and the
 minted tokens are what they claim to be."""
 
