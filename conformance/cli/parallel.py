@@ -1,38 +1,42 @@
-"""Units of work checked by several processes, results in input order, a bounded number in flight.
+"""Units of work checked by a pool of forked processes (concurrent.futures), their results in input order, a bounded
+number in flight.
 
-`jobs - 1` workers are forked from the command's process after the validator is built, so none of them loads the
-contract again, and a unit travels as its bytes or file names; the command's process checks units too, whenever every
-worker has as many as it may hold. (With a worker for each of the `jobs` cores, the command's process took results and
-wrote them on the same cores, ~0.05 s of CPU taken from the workers in a 0.8-second run, and its units' results were
-pickled and unpickled for nothing.) `multiprocessing.Pool.imap` would read the whole input ahead of the workers; here
-at most `2 x jobs + 2` units are read and not yet written, so memory stays flat in the size of the input.
+The workers are forked after the validator is built, so none of them loads the contract again, and the function
+that checks a unit reaches them by the fork, not pickled with every unit: a unit travels as its bytes or file names.
+At most IN_FLIGHT_PER_JOB x jobs units are read and not yet yielded, so memory stays flat in the size of the input
+(`Executor.map` and `Pool.imap` would read the whole input ahead of the workers).
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
-import pickle
-import select
 import signal
-import socket
-import struct
-import sys
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from itertools import chain, islice
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["default_jobs", "ordered"]
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+__all__ = ["IN_FLIGHT_PER_JOB", "PoolBroken", "default_jobs", "ordered"]
 
 Unit = TypeVar("Unit")
 Result = TypeVar("Result")
 
-_work: Callable[[Any], Any] | None = None
-"""The function of the running `ordered` call, inherited by the forked workers (a bound method holding a
-validator would otherwise be pickled with every unit)."""
+IN_FLIGHT_PER_JOB = 3
+"""Units submitted and not yet yielded, per process: one being checked, one queued behind it so that a worker never
+waits for the next, and one done early while an earlier unit is still being checked."""
+
+
+class PoolBroken(Exception):
+    """The pool stopped while `unit` or a unit before it was in its hands (a worker killed, out of memory, crashed):
+    the results of the units before `unit` were yielded, none of `unit` and after. The message is one line."""
+
+    def __init__(self, unit: Any, message: str) -> None:
+        super().__init__(message)
+        self.unit = unit
 
 
 def default_jobs() -> int:
@@ -44,344 +48,159 @@ def default_jobs() -> int:
 
 
 def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) -> Iterator[Result]:
-    """`work(unit)` of every unit, in order; by this process and `jobs - 1` forked ones when there are at least two
-    units."""
-    pending_units = iter(units)
-    first = next(pending_units, None)
-    second = next(pending_units, None) if first is not None else None
-    if jobs <= 1 or second is None or not hasattr(os, "fork"):
-        if first is not None:
-            yield work(first)
-        if second is not None:
-            yield work(second)
-        yield from map(work, pending_units)
+    """`work(unit)` of every unit, in order; by `jobs` forked processes when there are at least two units (one unit
+    is checked here: forking would only add to its time)."""
+    pending = iter(units)
+    head = list(islice(pending, 2))
+    if jobs <= 1 or len(head) < 2 or not hasattr(os, "fork"):
+        yield from map(work, chain(head, pending))
         return
-    global _work
-    _work = work
-    # what the workers inherit is left alone by the collector: its walk would write every object's header and
-    # so copy the pages the workers share with this process
+    # what the workers inherit is left alone by the collector: its walk would write every object's header and so
+    # copy the pages the workers share with this process
     gc.freeze()
-    for stream in (sys.stdout, sys.stderr):  # what the command wrote is not written again by a worker
-        if stream is not None:
-            stream.flush()
-    workers: list[_Worker] = []
-    spool = _Spool()
+    pool = _Pool(work, jobs)
     try:
-        for _ in range(jobs - 1):
-            try:
-                _Worker(workers)
-            except OSError:  # no more processes allowed (a limit of the system or the user): fewer workers
-                break
-        pending = _chain(first, second, pending_units)
-        if workers:
-            yield from _in_order(work, workers, pending, 2 * jobs + 2, spool)
-        else:
-            yield from map(work, pending)
+        if pool.start():
+            yield from pool.results(chain(head, pending), IN_FLIGHT_PER_JOB * jobs)
+        else:  # no process could be forked (a limit of the system or the user): slower, not failed
+            yield from map(work, chain(head, pending))
     finally:
-        for worker in workers:
-            worker.stop()
-        spool.remove()
+        pool.stop()
         gc.unfreeze()
-        _work = None
 
 
-class _Worker:
-    """A forked process checking the units sent down its socket, one after the other, and sending back each result
-    (or the exception it raised). The socket is read and written by the command's main thread only:
-    multiprocessing.Pool kept three threads in the command's process, which took ~0.1 s of CPU from the workers in a
-    1-second run; and multiprocessing itself is not imported, ~6 ms of every run."""
+class _Pool:
+    """A ProcessPoolExecutor of forked workers, started again once a worker died: the units it held are checked
+    again one at a time, so that a worker killed from outside loses nothing, and a unit that kills its worker is
+    the one named."""
 
-    def __init__(self, workers: list[_Worker]) -> None:
-        """Forks the worker and adds it to `workers`, the command's others (whose sockets it closes)."""
-        ours, theirs = socket.socketpair()
-        # Ctrl-C between the fork and the worker's ignoring it would unwind the command's code in the worker (its
-        # `finally` blocks remove the spool and the report's temporary file): held until each side is ready for it
+    def __init__(self, work: Callable[[Any], Any], jobs: int) -> None:
+        self.work, self.jobs = work, jobs
+        self.executor: ProcessPoolExecutor | None = None
+        self.processes: list[Any] = []
+        """The executor's processes: their exit codes say how one ended, should it die."""
+
+    def start(self) -> bool:
+        """Forks the workers; False where no process could be forked (the workers forked so far stopped)."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        before = set(multiprocessing.active_children())
+        executor = ProcessPoolExecutor(
+            self.jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(self.work,)
+        )
+        # Ctrl-C between the fork and the worker's ignoring it would print a worker's traceback: held until then
         signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPT)
         try:
-            pid = os.fork()
-        except BaseException:
+            executor.submit(int)  # the first submission forks every worker
+        except OSError:
+            # no manager thread runs yet to stop the workers forked so far: they would wait for work forever
+            for process in set(multiprocessing.active_children()) - before:
+                process.terminate()
+                process.join()
+            executor.shutdown(wait=False, cancel_futures=True)
+            return False
+        finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPT)
-            ours.close()
-            theirs.close()
-            raise
-        if pid == 0:  # the worker: it never returns into the command's code
-            code = 1
-            try:
-                # Ctrl-C reaches the whole process group: the command stops the workers itself, without a
-                # traceback each
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPT)
-                ours.close()
-                for other in workers:  # so that a worker ends when the command closes its socket, not the last
-                    other.connection.close()
-                _serve(_Connection(theirs))
-                code = 0
-            finally:
-                os._exit(code)
-        self.pid = pid
-        theirs.close()
-        self.connection = _Connection(ours)
-        self.sent: deque[int] = deque()
-        """The numbers of the units sent and not yet answered, in the order sent (and so answered)."""
-        self.exit_code: int | str | None = None
-        """None while the worker runs; its exit code, or _UNKNOWN where the system reaped it."""
-        workers.append(self)  # before a Ctrl-C held meanwhile is raised: so that the command stops this worker too
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPT)
-
-    def send(self, number: int, pickled: bytes) -> None:
-        try:
-            self.connection.send_bytes(pickled)
-        except (BrokenPipeError, ConnectionResetError):
-            raise self._ended() from None
-        self.sent.append(number)
-
-    def receive(self) -> tuple[int, _Failure | Any]:
-        """The number of the unit answered, and its result or the failure to raise when its turn comes."""
-        try:
-            succeeded, result = self.connection.receive()
-        except (EOFError, ConnectionResetError):
-            raise self._ended() from None
-        return self.sent.popleft(), result if succeeded else _Failure(result)
-
-    def _ended(self) -> RuntimeError:
-        """The error to raise for a worker whose socket broke: it ended, or is ending (its exit code is awaited
-        for up to a second)."""
-        for _ in range(100):
-            if self._reaped(os.WNOHANG):
-                break
-            time.sleep(0.01)
-        code = "unknown" if self.exit_code is None else self.exit_code
-        return RuntimeError(f"a worker of eris validate ended unexpectedly (exit code {code})")
+        self.executor, self.processes = executor, list(set(multiprocessing.active_children()) - before)
+        return True
 
     def stop(self) -> None:
-        self.connection.close()
-        if self.exit_code is None:
-            with contextlib.suppress(ProcessLookupError):  # reaped by the system already (see _reaped)
-                os.kill(self.pid, signal.SIGTERM)
-            self._reaped(0)
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)  # the units queued are dropped, not checked
 
-    def _reaped(self, options: int) -> bool:
-        if self.exit_code is None:
-            try:
-                pid, status = os.waitpid(self.pid, options)
-            except ChildProcessError:  # SIGCHLD ignored, as a parent may pass it on: the system reaped the worker
-                self.exit_code = _UNKNOWN
-                return True
-            if pid:
-                self.exit_code = os.waitstatus_to_exitcode(status)
-        return self.exit_code is not None
+    def results(self, units: Iterator[Any], limit: int) -> Iterator[Any]:
+        """The results of `units`, in order; at most `limit` units submitted and not yielded."""
+        from concurrent.futures.process import BrokenProcessPool
 
-
-class _Connection:
-    """Pickles over one end of a socket pair, each after its length in 8 bytes."""
-
-    _LENGTH = struct.Struct("!Q")
-
-    def __init__(self, end: socket.socket) -> None:
-        self.end = end
-
-    def fileno(self) -> int:
-        return self.end.fileno()
-
-    def send(self, value: Any) -> None:
-        self.send_bytes(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
-
-    def send_bytes(self, data: bytes) -> None:
-        if len(data) < _SMALL_MESSAGE_BYTES:
-            self.end.sendall(self._LENGTH.pack(len(data)) + data)
-        else:  # not copied into one message
-            self.end.sendall(self._LENGTH.pack(len(data)))
-            self.end.sendall(data)
-
-    def receive(self) -> Any:
-        (length,) = self._LENGTH.unpack(self._exactly(self._LENGTH.size))
-        return pickle.loads(self._exactly(length))
-
-    def _exactly(self, length: int) -> bytes | bytearray:
-        data = self.end.recv(length) if length < _SMALL_MESSAGE_BYTES else b""
-        if len(data) == length:
-            return data
-        whole = bytearray(length)
-        whole[: len(data)] = data
-        view, filled = memoryview(whole), len(data)
-        while filled < length:
-            received = self.end.recv_into(view[filled:])
-            if not received:
-                raise EOFError
-            filled += received
-        return whole
-
-    def close(self) -> None:
-        self.end.close()
-
-
-_SMALL_MESSAGE_BYTES = 1 << 16
-_INTERRUPT = {signal.SIGINT}
-_UNKNOWN = "unknown"
-
-
-def _readable(workers: dict[int, _Worker], timeout: float | None) -> list[_Worker]:
-    """The workers among `workers` (by the file number of their socket) with an answer to read (or that ended),
-    waiting at most `timeout` seconds (None: until one has)."""
-    poller = select.poll()
-    for number in workers:
-        poller.register(number, select.POLLIN)
-    milliseconds = None if timeout is None else int(timeout * 1000)
-    return [workers[number] for number, _ in poller.poll(milliseconds)]
-
-
-def _in_order(
-    work: Callable[[Any], Any], workers: list[_Worker], units: Iterator[Unit], limit: int, spool: _Spool
-) -> Iterator[Any]:
-    """The results of `units`, in order, by the workers and by `work` in this process; at most `limit` units are read
-    and not yet yielded (memory flat in the input).
-
-    A worker checking a unit is sent the next one too: it finds it waiting when it is done, instead of idling while its
-    result and the next unit cross (~0.9 ms a unit, 5% of a 1 MiB span's time), and while this process checks a unit
-    of its own. What goes down a socket is always small (a span of a file, file names, or the name of the file a large
-    unit was spooled to: lines read from stdin), so that sending never waits for a worker, which may be waiting to send
-    back a large result. This process takes a unit itself when every worker holds two, and takes the workers' results
-    between its own units."""
-    finished: dict[int, Any] = {}
-    taken = yielded = 0  # units sent to a worker or checked here; results yielded
-    waiting: Any = _NONE  # the next unit, until a worker or this process takes it
-    exhausted = False
-    upcoming = next(units, _NONE)  # one unit ahead: the last goes to a worker only if it is idle
-    while True:
-        while not exhausted and taken - yielded < limit:
-            if waiting is _NONE:
-                waiting, upcoming = upcoming, next(units, _NONE) if upcoming is not _NONE else _NONE
-                if waiting is _NONE:
-                    exhausted = True
+        in_flight: deque[tuple[Any, Future[Any] | None]] = deque()  # None: refused by a pool already broken
+        while True:
+            while len(in_flight) < limit and not (in_flight and in_flight[-1][1] is None):
+                unit = next(units, _NONE)
+                if unit is _NONE:
                     break
-            # the last unit queued behind a busy worker's would leave this process idle while the worker ends both
-            most = 2 if upcoming is not _NONE else 1
-            worker = min(workers, key=lambda candidate: len(candidate.sent))
-            if len(worker.sent) >= most:
-                break
-            pickled = pickle.dumps(waiting, pickle.HIGHEST_PROTOCOL)
-            if len(pickled) > _SMALL_UNIT_BYTES:
-                path = spool.write(pickled)
-                if path is None:
-                    break  # no folder to spool it to: this process checks it
-                pickled = pickle.dumps(_Spooled(path), pickle.HIGHEST_PROTOCOL)
-            worker.send(taken, pickled)
-            taken += 1
-            waiting = _NONE
-        busy = {worker.connection.fileno(): worker for worker in workers if worker.sent}
-        for worker in _readable(busy, timeout=0) if busy else ():
-            number, result = worker.receive()
-            finished[number] = result
-        if yielded in finished:
-            result = finished.pop(yielded)
-            if type(result) is _Failure:
-                raise result.error
-            yield result
-            yielded += 1
-            continue
-        if waiting is not _NONE and taken - yielded < limit:
-            # every worker holds what it may: this process checks the unit, then takes their results
+                try:
+                    in_flight.append((unit, self._submit(unit)))
+                except BrokenProcessPool:  # a worker died meanwhile: the unit waits for the next pool
+                    in_flight.append((unit, None))
+            if not in_flight:
+                return
+            future, broken = in_flight[0][1], None
+            if future is not None:
+                try:
+                    result = future.result()
+                except BrokenProcessPool as failed:
+                    broken = failed
+                else:
+                    in_flight.popleft()
+                    yield result
+                    continue
+            lost = [unit for unit, _ in in_flight]
+            in_flight.clear()
+            yield from self._checked_again(lost, broken)
+
+    def _submit(self, unit: Any) -> Future[Any]:
+        assert self.executor is not None
+        return self.executor.submit(_check, unit)
+
+    def _checked_again(self, lost: list[Any], broken: BaseException | None) -> Iterator[Any]:
+        """The results of the units a broken pool held, by a new pool, each unit alone in it: a unit whose worker
+        dies again is the cause, and ends the run (PoolBroken); the pool goes on with the units after them."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        why = self._stopped(broken)
+        if not self.start():
+            raise PoolBroken(lost[0], why)
+        for unit in lost:
             try:
-                finished[taken] = work(waiting)
-            except Exception as error:
-                finished[taken] = _Failure(error)
-            taken += 1
-            waiting = _NONE
-            continue
-        if not busy:
-            return
-        for worker in _readable(busy, timeout=None):
-            number, result = worker.receive()
-            finished[number] = result
+                result = self._submit(unit).result()
+            except BrokenProcessPool as again:
+                raise PoolBroken(unit, self._stopped(again)) from None
+            yield result
 
+    def _stopped(self, broken: BaseException | None) -> str:
+        """Stops the broken pool, its workers reaped (their exit codes known), and says why it broke, in one line."""
+        assert self.executor is not None
+        self.executor.shutdown(wait=True)
+        self.executor = None
+        if broken is not None and broken.__cause__ is not None:  # a result that could not be read back
+            lines = [line.strip() for line in str(broken.__cause__).splitlines() if line.strip(" '")]
+            return f"a result of a worker process could not be read back ({lines[-1] if lines else broken})"
+        return f"a worker process ended unexpectedly ({self._exit()})"
 
-_SMALL_UNIT_BYTES = 4096
-"""A unit this small fits in a socket's buffer (8 KiB or more; ~200 KiB on Linux) beside another: sending it never
-waits for the worker. A larger one is spooled to a file, and its name sent."""
-
-
-class _Spool:
-    """A folder of this run's large units, each in a file of its own until the worker it was sent to reads it (at
-    most `2 x jobs + 2` of them at a time); made at the first large unit, removed with the workers."""
-
-    def __init__(self) -> None:
-        self.folder: str | None = None
-        self.count = 0
-        self.failed = False
-
-    def write(self, pickled: bytes) -> str | None:
-        """The file the unit was written to; None where no temporary folder can be written (the command then checks
-        the large units itself)."""
-        if self.failed:
-            return None
+    def _exit(self) -> str:
+        """The exit of the worker that died, as far as known (the pool ends the others with SIGTERM)."""
+        codes = [process.exitcode for process in self.processes]
+        own = [code for code in codes if code not in (0, -signal.SIGTERM, None)]
+        code = own[0] if own else -signal.SIGTERM if -signal.SIGTERM in codes else None
+        if code is None:
+            return "exit status unknown"
+        if code >= 0:
+            return f"exit status {code}"
         try:
-            if self.folder is None:
-                import tempfile
-
-                self.folder = tempfile.mkdtemp(prefix="eris-validate-")
-            self.count += 1
-            path = os.path.join(self.folder, f"{self.count}.unit")
-            with open(path, "wb") as spooled:
-                spooled.write(pickled)
-        except OSError:
-            self.failed = True
-            return None
-        return path
-
-    def remove(self) -> None:
-        if self.folder is not None:
-            import shutil
-
-            shutil.rmtree(self.folder, ignore_errors=True)
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}" + (", out of memory?" if code == -signal.SIGKILL else "")
 
 
-@dataclass(frozen=True, slots=True)
-class _Spooled:
-    """A unit sent by the name of the file it was spooled to."""
-
-    path: str
-
-    def load(self) -> Any:
-        with open(self.path, "rb") as spooled:
-            pickled = spooled.read()
-        os.unlink(self.path)
-        return pickle.loads(pickled)
-
-
+_INTERRUPT = {signal.SIGINT}
 _NONE = object()
 
 
-class _Failure:
-    """The exception a unit's work raised (in a worker or in the command's process), raised in the unit's turn."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
+_work: Callable[[Any], Any] | None = None
+"""In a worker: the function of the `ordered` call that forked it."""
 
 
-def _chain(first: Unit, second: Unit, rest: Iterator[Unit]) -> Iterator[Unit]:
-    yield first
-    yield second
-    yield from rest
+def _start_worker(work: Callable[[Any], Any]) -> None:
+    """The first thing a worker does: Ctrl-C reaches the whole process group, and the command stops the workers
+    itself, without a traceback each."""
+    global _work
+    _work = work
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPT)
 
 
-def _serve(connection: _Connection) -> None:
-    """A worker's life: check each unit received, send back its result or the exception it raised, until the
-    command closes its socket."""
-    assert _work is not None, "a worker of conformance.cli.parallel runs only inside ordered()"
-    while True:
-        try:
-            unit = connection.receive()
-        except EOFError:
-            return
-        try:
-            if type(unit) is _Spooled:
-                unit = unit.load()
-            answer: tuple[bool, Any] = (True, _work(unit))
-        except Exception as error:
-            answer = (False, error)
-        try:
-            connection.send(answer)
-        except Exception as error:  # a result or an exception that cannot be pickled
-            connection.send((False, RuntimeError(f"a worker's answer cannot be sent back: {error!r}")))
+def _check(unit: Any) -> Any:
+    assert _work is not None, "runs in a worker of conformance.cli.parallel.ordered only"
+    return _work(unit)

@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from conformance.cli.allocator import keep_freed_memory
-from conformance.cli.checking import Checker, renumbered
+from conformance.cli.checking import Checker, FileBatch, Lines, Span, Unit, renumbered
 from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, positive_int, suite_version
 from conformance.cli.output import WRITERS
-from conformance.cli.parallel import default_jobs, ordered
+from conformance.cli.parallel import PoolBroken, default_jobs, ordered
 from conformance.cli.progress import ValidateProgress
 from conformance.cli.units import units
 from profiles import ConfigError
@@ -91,7 +90,6 @@ def _run_validate(args: argparse.Namespace) -> int:
         except OSError as error:
             return fail(f"cannot write {args.output}: {error.strerror}")
     writer = WRITERS[args.format](stream, suite_version)
-    keep_freed_memory()
     checker = Checker(validator, args.resource_type, args.profile, WRITE if args.write else RESOURCE)
     completed = False
     progress = ValidateProgress(sys.stderr, args.paths)
@@ -102,6 +100,9 @@ def _run_validate(args: argparse.Namespace) -> int:
         progress.close()
         writer.finish()
         completed = True
+    except PoolBroken as broken:
+        lost = "the report stops before it, without its summary" if output is None else f"{args.output} was not written"
+        return fail(f"{broken} while checking {_where(broken.unit)}; {lost}")
     finally:
         progress.close()
         if output is not None:
@@ -114,3 +115,16 @@ def _run_validate(args: argparse.Namespace) -> int:
     if tally.unreadable:
         return EXIT_UNUSABLE
     return EXIT_INVALID if tally.invalid else EXIT_OK
+
+
+def _where(unit: Unit) -> str:
+    """The input a unit of work holds, for a message."""
+    if isinstance(unit, Span):
+        return f"{unit.source} from byte {unit.start}"
+    if isinstance(unit, Lines):
+        return f"{unit.source} from line {unit.first_line}"
+    if isinstance(unit, FileBatch):
+        more = f" and {len(unit.paths) - 1} file(s) after it" if len(unit.paths) > 1 else ""
+        return f"{unit.paths[0]}{more}"
+    sources = [item.source for item in unit.items]
+    return sources[0] if sources else "payloads already read"

@@ -1,6 +1,6 @@
-"""conformance.cli.parallel.ordered: results in input order whatever the workers' pace, a bounded number of units read
-ahead, large units and results both ways without a deadlock, and a worker's failure (an exception, or its death)
-reported in the command instead of a hang."""
+"""conformance.cli.parallel.ordered: results in input order whatever the workers' pace, a bounded number of units in
+flight, large units and results both ways, the work reaching the workers by the fork, and a worker's failure (an
+exception, or its death) reported in the command instead of a hang."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import time
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
 
 import pytest
 from project_paths import ROOT
 
-from conformance.cli.parallel import ordered
+from conformance.cli.parallel import IN_FLIGHT_PER_JOB, PoolBroken, ordered
 
 
 def _slow_square(number: int) -> int:
@@ -24,30 +26,36 @@ def _slow_square(number: int) -> int:
 
 
 @pytest.mark.parametrize("jobs", [2, 3])
-def test_results_come_in_input_order_whatever_the_workers_pace(jobs):
+def test_results_come_in_input_order_whatever_the_workers_pace(jobs: int) -> None:
     assert list(ordered(_slow_square, range(60), jobs)) == [number * number for number in range(60)]
 
 
-def test_units_are_read_at_most_a_few_ahead_of_the_results_taken():
-    taken = []
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_units_are_read_at_most_a_bounded_number_ahead_of_the_results_taken(jobs: int) -> None:
+    """Memory flat in the size of the input: the pool never reads the input ahead of what its workers and the
+    report take, however slowly the report is written."""
+    taken: list[int] = []
 
-    def units():
-        for number in range(100):
+    def units() -> Iterator[int]:
+        for number in range(200):
             taken.append(number)
             yield number
 
-    results = ordered(_slow_square, units(), 2)
-    for expected in range(10):
-        assert next(results) == expected * expected
-        assert len(taken) <= expected + 1 + 2 * 2 + 2  # the one yielded, and at most 2 x jobs + 2 in flight
-    results.close()
+    ahead = []
+    for yielded, result in enumerate(ordered(_slow_square, units(), jobs), start=1):
+        assert result == (yielded - 1) ** 2
+        ahead.append(len(taken) - yielded)
+        if yielded % 20 == 0:
+            time.sleep(0.05)  # a slow report: the workers finish everything in flight meanwhile
+    assert max(ahead) <= IN_FLIGHT_PER_JOB * jobs
+    assert max(ahead) >= jobs  # and enough in flight to keep every worker busy
 
 
 def _reversed_bytes(data: bytes) -> bytes:
     return data[::-1] * 2
 
 
-def test_units_and_results_larger_than_a_pipe_travel_both_ways():
+def test_units_and_results_larger_than_a_pipe_travel_both_ways() -> None:
     units = [bytes([number]) * (3 << 20) for number in range(6)]  # 3 MiB each way, results of 6 MiB
     signal.signal(signal.SIGALRM, _deadlocked)
     signal.alarm(60)  # a deadlock fails the test instead of hanging the run
@@ -57,8 +65,31 @@ def test_units_and_results_larger_than_a_pipe_travel_both_ways():
         signal.alarm(0)
 
 
-def _deadlocked(signum, frame):
+def _deadlocked(signum: int, frame: object) -> None:
     raise TimeoutError("ordered() made no progress for 60 s: the command and a worker wait for each other")
+
+
+def test_the_work_reaches_the_workers_by_the_fork_not_pickled() -> None:
+    """A validator is costly to pickle with every unit: the function is inherited, here one pickle cannot carry."""
+    offset = 1000
+    unpicklable = lambda number: number + offset  # noqa: E731
+    assert list(ordered(unpicklable, range(20), 2)) == [number + offset for number in range(20)]
+
+
+def _pid(number: int) -> int:
+    time.sleep(0.002)
+    return os.getpid()
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_units_are_checked_by_jobs_forked_processes(jobs: int) -> None:
+    pids = set(ordered(_pid, range(120), jobs))
+    assert os.getpid() not in pids
+    assert len(pids) == jobs
+
+
+def test_a_single_unit_is_checked_without_forking() -> None:
+    assert list(ordered(_pid, [1], 2)) == [os.getpid()]
 
 
 def _fails_on_seven(number: int) -> int:
@@ -67,7 +98,7 @@ def _fails_on_seven(number: int) -> int:
     return number
 
 
-def test_an_exception_in_a_worker_is_raised_in_the_command_and_the_workers_stop():
+def test_an_exception_in_a_worker_is_raised_in_the_command_in_its_turn_and_the_workers_stop() -> None:
     before = _children_alive()
     results = ordered(_fails_on_seven, range(40), 2)
     assert [next(results) for _ in range(7)] == list(range(7))
@@ -79,18 +110,69 @@ def test_an_exception_in_a_worker_is_raised_in_the_command_and_the_workers_stop(
 _COMMAND = os.getpid()
 
 
-def _dies_on_five(number: int) -> int:
+def _ends_on_five(number: int) -> int:
+    if number == 4:
+        time.sleep(0.3)  # still in the other worker's hands when five ends its own
     if number == 5 and os.getpid() != _COMMAND:  # in the command's own process it would end the test run
         os._exit(3)
     return number
 
 
-def test_a_worker_that_dies_is_reported_not_waited_for():
+def test_a_unit_that_ends_its_worker_is_named_and_every_unit_before_it_reported() -> None:
+    """The death breaks the pool, and fails the units the other worker held too: those are checked again, each
+    alone in a new pool, so that the results before the unit that killed its worker are all there, and it is the
+    unit named."""
     before = _children_alive()
-    with pytest.raises(RuntimeError, match="ended unexpectedly"):
-        # units of 5 until a worker has taken one: the command's process checks some of them itself
-        list(ordered(_dies_on_five, [1, 2, 3, 4, *[5] * 20, 6], 2))
+    results = ordered(_ends_on_five, range(30), 2)
+    assert [next(results) for _ in range(5)] == list(range(5))
+    with pytest.raises(PoolBroken) as broken:
+        next(results)
+    assert broken.value.unit == 5
+    assert str(broken.value) == "a worker process ended unexpectedly (exit status 3)"
     assert _children_alive() <= before
+
+
+def _killed_once_at_nine(marker: str, number: int) -> int:
+    if number == 9 and os.getpid() != _COMMAND and not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)  # from outside, once: the unit itself is fine
+    time.sleep(0.005)
+    return number
+
+
+def test_a_worker_killed_once_loses_no_unit(tmp_path: Path) -> None:
+    marker = str(tmp_path / "killed")
+    assert list(ordered(partial(_killed_once_at_nine, marker), range(40), 2)) == list(range(40))
+    assert os.path.exists(marker)  # a worker was killed indeed
+
+
+def _killed_on_two(number: int) -> int:
+    if number == 2 and os.getpid() != _COMMAND:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the system's out-of-memory killer does
+    return number
+
+
+def test_a_worker_killed_is_reported_with_its_signal() -> None:
+    with pytest.raises(
+        PoolBroken, match=r"^a worker process ended unexpectedly \(killed by SIGKILL, out of memory\?\)$"
+    ):
+        list(ordered(_killed_on_two, range(10), 2))
+
+
+def test_where_no_process_can_be_forked_the_command_checks_every_unit(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _children_alive()
+    real_fork, forks = os.fork, []
+
+    def second_refused() -> int:
+        forks.append(1)
+        if len(forks) > 1:
+            raise BlockingIOError(11, "Resource temporarily unavailable")  # fork(2)'s EAGAIN at a process limit
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", second_refused)
+    assert list(ordered(_pid, range(10), 3)) == [os.getpid()] * 10  # slower, not failed
+    monkeypatch.undo()
+    assert _children_alive() <= before  # the worker forked before the refusal does not wait for work forever
 
 
 def _children_alive() -> set[int]:
@@ -109,94 +191,7 @@ def _children_alive() -> set[int]:
     return alive
 
 
-def _pid_after_a_while(number: int) -> int:
-    time.sleep(0.002)
-    return os.getpid()
-
-
-@pytest.mark.parametrize("jobs", [2, 3])
-def test_the_command_checks_units_too_beside_jobs_minus_one_workers(jobs):
-    before = _children_alive()
-    results = ordered(_pid_after_a_while, range(120), jobs)
-    first = next(results)
-    forked = _children_alive() - before
-    pids = {first, *results}
-    assert len(forked) == jobs - 1  # not a worker for each of the jobs: the command's process is one of them
-    assert os.getpid() in pids  # it took units while the workers held theirs
-    assert pids - {os.getpid()} <= forked and len(pids) == jobs
-
-
-def _fails_when_checked_by_the_command(number: int) -> int:
-    if os.getpid() != _COMMAND:
-        time.sleep(0.005)  # a slow worker holds its two units: the command checks some of the thirties itself
-    if number == 30 and os.getpid() == _COMMAND:
-        raise ValueError("thirty is refused")
-    return number
-
-
-def test_an_exception_of_a_unit_checked_by_the_command_is_raised_in_its_turn():
-    units = [*range(30), *[30] * 10, 31]
-    results = ordered(_fails_when_checked_by_the_command, units, 2)
-    assert [next(results) for _ in range(30)] == list(range(30))
-    taken = []
-    with pytest.raises(ValueError, match="thirty is refused"):
-        for result in results:
-            taken.append(result)
-    assert all(result == 30 for result in taken)  # the ones a worker checked, before it in input order
-
-
-def _pid_slow_in_the_command(number: int) -> int:
-    time.sleep(0.2 if os.getpid() == _COMMAND else 0.001)  # the worker long started and idle when it ends
-    return os.getpid()
-
-
-def test_the_last_unit_is_not_queued_behind_a_busy_worker():
-    """Queued behind a worker's unit, the last would leave the command's process idle while the worker ends both.
-    Units 0 and 1 go to the worker, 2 to the command; then 3 to the (idle) worker, and 4, the last, to the command."""
-    pids = list(ordered(_pid_slow_in_the_command, range(5), 2))
-    worker = pids[0]
-    assert worker != os.getpid()
-    assert pids == [worker, worker, os.getpid(), worker, os.getpid()]
-
-
-def _spool_folders() -> set[str]:
-    return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("eris-validate-")}
-
-
-def _length_and_spool_folders(data: bytes) -> tuple[int, set[str]]:
-    return len(data), _spool_folders()
-
-
-def test_large_units_go_by_a_spooled_file_removed_after_the_run():
-    before = _spool_folders()
-    units = [bytes([number]) * (1 << 20) for number in range(8)]  # 1 MiB each: lines read from stdin, say
-    results = list(ordered(_length_and_spool_folders, units, 2))
-    assert [length for length, _ in results] == [1 << 20] * 8
-    assert any(folders - before for _, folders in results)  # the units went by a file, not down the pipe
-    assert _spool_folders() == before
-
-
-def test_where_no_temporary_folder_can_be_written_the_command_checks_the_large_units(monkeypatch, tmp_path):
-    unwritable = tmp_path / "not-a-folder"
-    unwritable.write_text("")  # a file: no folder can be made below it
-    monkeypatch.setattr(tempfile, "tempdir", str(unwritable))
-    units = [bytes([number]) * (1 << 20) for number in range(6)]
-    assert list(ordered(_pid_of_a_large_unit, units, 2)) == [os.getpid()] * 6  # slower, not failed
-
-
-def _pid_of_a_large_unit(data: bytes) -> int:
-    return os.getpid()
-
-
-def test_where_no_process_can_be_forked_the_command_checks_every_unit(monkeypatch):
-    def refused() -> int:
-        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork(2)'s EAGAIN at a process limit
-
-    monkeypatch.setattr(os, "fork", refused)
-    assert list(ordered(_pid_of_a_large_unit, range(10), 2)) == [os.getpid()] * 10
-
-
-def test_the_run_ends_well_where_the_system_reaps_the_workers_itself():
+def test_the_run_ends_well_where_the_system_reaps_the_workers_itself() -> None:
     """A parent may pass SIGCHLD on ignored: the system then reaps the workers, and waiting for one finds none."""
     script = (
         "import signal; signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
@@ -206,3 +201,27 @@ def test_the_run_ends_well_where_the_system_reaps_the_workers_itself():
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert finished.returncode == 0, finished.stderr
     assert finished.stdout == f"{list(range(20, 0, -1))}\n"
+    assert not finished.stderr
+
+
+def test_ctrl_c_stops_the_command_without_a_traceback_of_each_worker() -> None:
+    script = (
+        "import os, signal, sys, time\n"
+        "from conformance.cli.parallel import ordered\n"
+        "def slow(n):\n"
+        "    time.sleep(0.05)\n"
+        "    return n\n"
+        "try:\n"
+        "    for n in ordered(slow, range(1000), 2):\n"
+        "        if n == 5:\n"
+        "            time.sleep(0.5)\n"  # the workers done with their units, waiting for more
+        "            os.killpg(0, signal.SIGINT)\n"  # as a terminal's Ctrl-C: to the whole process group
+        "            time.sleep(1)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted')\n"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60, start_new_session=True
+    )
+    assert finished.stdout == "interrupted\n"
+    assert "Traceback" not in finished.stderr, finished.stderr

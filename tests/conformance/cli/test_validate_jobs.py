@@ -5,6 +5,7 @@ on its own, at the right line, pointer and file."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,9 @@ import pytest
 from project_paths import ROOT
 
 from conformance.cli import main, units
+from conformance.cli import validate as validate_command
+from conformance.cli.checking import Checker, Span, renumbered
+from conformance.cli.parallel import IN_FLIGHT_PER_JOB
 from profiles.validator import Validator
 
 EXAMPLES = ROOT / "tests" / "data" / "examples"
@@ -164,3 +168,87 @@ def test_a_batch_of_files_ends_at_its_byte_limit(tmp_path, monkeypatch):
     batches = list(units.units([str(tmp_path)]))
     assert [len(batch.paths) for batch in batches] == [2, 2, 1]
     assert [Path(name).name for batch in batches for name in batch.paths] == [f"{n}.json" for n in range(5)]
+
+
+def test_the_units_read_ahead_of_the_report_are_bounded_whatever_the_input(small_units, inputs, monkeypatch, capsys):
+    """Memory flat as the input grows: the command reads units only as far ahead of the report as the pool holds."""
+    taken, reported, ahead = [0], [0], []
+
+    def counted_units(*args, **kwargs):
+        for unit in units.units(*args, **kwargs):
+            taken[0] += 1
+            ahead.append(taken[0] - reported[0])
+            yield unit
+
+    def counted_results(results):
+        for checked in renumbered(results):
+            reported[0] += 1
+            yield checked
+
+    monkeypatch.setattr(validate_command, "units", counted_units)
+    monkeypatch.setattr(validate_command, "renumbered", counted_results)
+    _run(["--jobs", "2", *inputs], capsys)
+    assert taken[0] > 5 * IN_FLIGHT_PER_JOB * 2  # many more units than may be in flight
+    assert max(ahead) <= IN_FLIGHT_PER_JOB * 2
+
+
+_COMMAND = os.getpid()
+_ENDED_AT = 3 * 8 * 1024
+"""The start of the fourth span of the NDJSON input (small_units cuts spans of 8 KiB)."""
+
+
+def _ending_its_worker_at_the_fourth_span(checker, unit):  # type: ignore[no-untyped-def]
+    if isinstance(unit, Span) and unit.start == _ENDED_AT and os.getpid() != _COMMAND:
+        os._exit(3)
+    return _CHECK(checker, unit)
+
+
+_CHECK = Checker.check
+
+
+def _lines_before_the_fourth_span(report: str, ndjson: str) -> list[str]:
+    data = Path(ndjson).read_bytes()
+    first = data[:_ENDED_AT].count(b"\n") + 1 + (data[_ENDED_AT - 1 : _ENDED_AT] != b"\n")
+    return [line for line in report.splitlines() if line.startswith(ndjson) and int(line.split(":")[1]) < first]
+
+
+def test_a_worker_that_dies_is_one_clear_line_after_every_finding_before_its_unit(
+    small_units, inputs, monkeypatch, capsys
+):
+    _, whole = _run(["--jobs", "1", inputs[0]], capsys)
+    monkeypatch.setattr(Checker, "check", _ending_its_worker_at_the_fourth_span)
+    code = main(["validate", "--jobs", "2", inputs[0]])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.err == (
+        f"eris: a worker process ended unexpectedly (exit status 3) while checking {inputs[0]} from byte {_ENDED_AT}; "
+        "the report stops before it, without its summary\n"
+    )
+    kept = _lines_before_the_fourth_span(whole, inputs[0])
+    assert len(kept) > 3
+    assert captured.out.splitlines() == kept  # every finding before the unit, in order; no summary
+
+
+def test_a_worker_that_dies_leaves_no_report_file(small_units, inputs, monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(Checker, "check", _ending_its_worker_at_the_fourth_span)
+    report = tmp_path / "out" / "report.json"
+    report.parent.mkdir()
+    code = main(["validate", "--jobs", "2", "--format", "json", "--output", str(report), inputs[0]])
+    assert code == 2
+    assert capsys.readouterr().err.endswith(f"from byte {_ENDED_AT}; {report} was not written\n")
+    assert list(report.parent.iterdir()) == []  # nor its temporary file
+
+
+def _failing_in_the_worker(checker, unit):  # type: ignore[no-untyped-def]
+    if os.getpid() != _COMMAND:
+        raise ZeroDivisionError("a defect of eris")
+    return _CHECK(checker, unit)
+
+
+def test_a_defect_raised_in_a_worker_is_one_line_not_a_traceback(small_units, inputs, monkeypatch, capsys):
+    monkeypatch.setattr(Checker, "check", _failing_in_the_worker)
+    monkeypatch.delenv("ERIS_DEBUG", raising=False)
+    code = main(["validate", "--jobs", "2", inputs[0]])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err == "eris: ZeroDivisionError: a defect of eris (ERIS_DEBUG=1 shows the traceback)\n"
