@@ -1,9 +1,9 @@
 """The pre-commit hook `eris-validate` (.pre-commit-hooks.yaml) as a user runs it: the real pre-commit, the
-README's `.pre-commit-config.yaml` pointed at a commit of this checkout, in a git repository of payloads of the
-user's installation (`args: [--config, installation.toml]`).
+`.pre-commit-config.yaml` of docs/validate.md pointed at a commit of this checkout, in a git repository of payloads of
+the user's installation (`args: [--config, installation.toml]`).
 
 `pre-commit try-repo` would install eris into a fresh environment on every call (it keeps its store in a temporary
-folder, whatever PRE_COMMIT_HOME says); `pre-commit run` with the README's configuration installs it once into
+folder, whatever PRE_COMMIT_HOME says); `pre-commit run` with that configuration installs it once into
 PRE_COMMIT_HOME, which both runs share."""
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ nip_system = "{USERS_URL}/fhir/id/nip"
 HOOK_TIMEOUT = 600  # the first run installs eris and its dependencies
 
 
-def readme_config() -> dict:
-    """The `.pre-commit-config.yaml` the README shows."""
-    found = re.search(r"```yaml\n# \.pre-commit-config\.yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    assert found, "README.md shows no ```yaml block starting `# .pre-commit-config.yaml`"
+def documented_config() -> dict:
+    """The `.pre-commit-config.yaml` docs/validate.md shows."""
+    page = ROOT / "docs" / "validate.md"
+    found = re.search(r"```yaml\n# \.pre-commit-config\.yaml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    assert found, "docs/validate.md shows no ```yaml block starting `# .pre-commit-config.yaml`"
     return yaml.safe_load(found.group(1))
 
 
@@ -45,9 +46,9 @@ def users_payload() -> str:
 
 @pytest.fixture(scope="module")
 def project(checkout_commit: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A user's git repository with the README's hook configuration, the hook installed."""
+    """A user's git repository with the documented hook configuration, the hook installed."""
     snapshot, commit = checkout_commit
-    config = readme_config()
+    config = documented_config()
     (repository,) = config["repos"]
     repository.update(repo=str(snapshot), rev=commit)
     folder = tmp_path_factory.mktemp("pre-commit-user")

@@ -1,6 +1,6 @@
 """Hostile and careless input to `eris serve` and `eris receive`: every pathological JSON body and query string is
 a 4xx naming what is wrong, never a 500, and nothing of it is stored (so no later read fails). The strict intake
-is profiles/strict_json.py; its limits are in the README ("What the reference refuses")."""
+is profiles/strict_json.py; its limits are in docs/serve.md ("What it refuses, and its limits")."""
 
 from __future__ import annotations
 

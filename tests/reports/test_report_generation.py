@@ -339,6 +339,6 @@ def test_an_asset_stops_depreciating_once_written_off_and_the_last_month_takes_t
     assert by_month[24:] == [0, 0]
 
 
-def test_the_readme_shows_the_column_layouts_the_code_writes():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert layout_markdown() in readme
+def test_docs_reports_md_shows_the_column_layouts_the_code_writes():
+    page = (ROOT / "docs" / "reports.md").read_text(encoding="utf-8")
+    assert layout_markdown() in page
