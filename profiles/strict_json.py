@@ -6,7 +6,7 @@ conversion); lone surrogates (``"\\ud800"``, which no UTF-8 writer can encode); 
 silently wins); nesting deep enough to overflow a serialiser on the way out. `loads` refuses each with a
 `StrictJSONError` that says what is wrong and, where it can, where.
 
-The limits, documented in the README:
+The limits, documented in docs/serve.md:
 
 - nesting: at most `MAX_DEPTH` arrays and objects inside one another (a resource of the contract needs fewer
   than ten);

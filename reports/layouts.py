@@ -1,6 +1,6 @@
 """The documented column layout of each report (POST /v1/reports, `reportId`), as data.
 
-A layout is an Arrow schema: the generator writes it, the README shows it (`layout_markdown`), and
+A layout is an Arrow schema: the generator writes it, docs/reports.md shows it (`layout_markdown`), and
 a reader of a delivered report can check a file against it. Every column carries its meaning in
 the field metadata under `description`. No column is ever null.
 """

@@ -111,7 +111,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     report.add_argument(
         "--connection-string",
         metavar="STRING|@FILE",
-        help=f"storage.connectionString for blob or smb, in eris' form (README); @FILE reads it from a file, "
+        help=f"storage.connectionString for blob or smb, in eris' form (docs/reports.md); @FILE reads it from a file, "
         f"${ENV_CONNECTION_STRING} also gives it (keeps the credential out of the process list). It must also "
         "allow eris to list and read the folder",
     )
