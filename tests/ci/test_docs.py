@@ -183,6 +183,15 @@ def test_the_checks_see_a_missing_file_a_missing_heading_and_a_machine_path(tmp_
     assert [match.group(0) for match in MACHINE_PATH.finditer(text)] == ["/work/venv/bin/python"]
 
 
+def test_the_docs_index_lists_every_page_and_the_readme_links_it():
+    index = ROOT / "docs" / "README.md"
+    linked = {relative_to_root(index, target.partition("#")[0]) for target in LINK.findall(index.read_text("utf-8"))}
+    pages = {name for name in repository_files() if name.startswith("docs/") and name.endswith(".md")}
+    unlisted = sorted(pages - linked - {"docs/README.md"})
+    assert not unlisted, f"docs/README.md does not list: {unlisted}"
+    assert "](docs/README.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
 def test_the_readme_is_short():
     lines = len((ROOT / "README.md").read_text(encoding="utf-8").splitlines())
     assert lines <= README_MAX_LINES, f"README.md has {lines} lines (at most {README_MAX_LINES}: move detail to docs/)"
