@@ -1,9 +1,11 @@
-"""Memory of `eris validate` as its input grows: peak RSS of the process for the same payloads as NDJSON on stdin
-and as one JSON array file, at two sizes. Flat means the larger input costs about what the smaller does.
+"""Memory of `eris validate` as its input grows: peak RSS for the same payloads as NDJSON on stdin, as an NDJSON
+file and as one JSON array file, at two sizes, with `--jobs 1` and `--jobs 2`. Flat means the larger input costs
+about what the smaller does.
 
-    python bench/validate_memory.py [--megabytes 20 80]
+    python bench/validate_memory.py [--megabytes 20 80] [--jobs 1 2]
 
-Prints one line per (form, size): documents, seconds, peak RSS, and the ratio of the peaks of the two sizes.
+Prints one line per (jobs, form, size): documents, seconds, peak RSS of the largest process (the command, or one of
+the workers of --jobs), and the ratio of the peaks of the two sizes.
 """
 
 from __future__ import annotations
@@ -58,26 +60,31 @@ def _peak(stdin: str, command: list[str]) -> tuple[float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--megabytes", type=int, nargs=2, default=[20, 80], metavar=("SMALL", "LARGE"))
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="--jobs of the runs (default: 1 2)")
     args = parser.parse_args()
     print(f"machine: load {load_average()}; commit {checkout_state(['conformance', 'profiles'], 'the validator')}")
     eris = [sys.executable, "-m", "conformance.cli", "validate"]
     payloads = _payloads()
+    forms = ("stdin NDJSON", "NDJSON file", "JSON array file")
     with tempfile.TemporaryDirectory(prefix="eris-bench-memory-") as folder:
-        peaks: dict[str, list[int]] = {"stdin NDJSON": [], "JSON array file": []}
+        peaks: dict[tuple[int, str], list[int]] = {(jobs, form): [] for jobs in args.jobs for form in forms}
         for megabytes in args.megabytes:
             ndjson, array, count = _write(Path(folder), megabytes, payloads)
-            for form, stdin, command in (
-                ("stdin NDJSON", str(ndjson), [*eris, "-"]),
-                ("JSON array file", "-", [*eris, str(array)]),
-            ):
-                seconds, peak_kib = _peak(stdin, command)
-                peaks[form].append(peak_kib)
-                print(
-                    f"{form:16} {megabytes:4d} MB  {count:8,d} documents  {seconds:6.1f} s  "
-                    f"peak RSS {peak_kib / 1024:7.1f} MiB"
-                )
-        for form, (small, large) in peaks.items():
-            print(f"{form}: peak RSS at {args.megabytes[1]} MB / at {args.megabytes[0]} MB = {large / small:.2f}")
+            for jobs in args.jobs:
+                for form, stdin, path in zip(
+                    forms, (str(ndjson), "-", "-"), ("-", str(ndjson), str(array)), strict=True
+                ):
+                    seconds, peak_kib = _peak(stdin, [*eris, "--jobs", str(jobs), path])
+                    peaks[jobs, form].append(peak_kib)
+                    print(
+                        f"--jobs {jobs}  {form:16} {megabytes:4d} MB  {count:8,d} documents  {seconds:6.1f} s  "
+                        f"peak RSS {peak_kib / 1024:7.1f} MiB"
+                    )
+        for (jobs, form), (small, large) in peaks.items():
+            print(
+                f"--jobs {jobs}  {form}: peak RSS at {args.megabytes[1]} MB / at {args.megabytes[0]} MB "
+                f"= {large / small:.2f}"
+            )
     return 0
 
 
