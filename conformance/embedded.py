@@ -68,11 +68,11 @@ class EmbeddedReference:
             notify_urls=notify_urls,
             local_root=str(folder / "local"),
         )
-        app = create_app(app_settings)
         if self.deviations:
-            from conformance.deviations import install
+            from conformance.deviations import extensions
 
-            install(app, app_settings, self.deviations)
+            app_settings.extensions = extensions(self.deviations)
+        app = create_app(app_settings)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="eris-embedded-reference", daemon=True)
         self._thread.start()

@@ -1,4 +1,19 @@
-"""The application factory of the reference implementation: routes, middlewares, background work."""
+"""The application factory of the reference implementation: routes, middlewares, background work.
+
+Extension point: `ServerSettings.extensions`, each called as `extend(app, settings)` once create_app has built the
+application, before it starts (the self-test's faults and variants, conformance.deviations, are such). An extension
+reaches the service through these seams only:
+
+- aiohttp's own: a middleware (appended: innermost, after authentication and the rate limit; inserted first:
+  outermost, seeing their answers too), a route, a startup step (appended to `app.cleanup_ctx`: it runs once the
+  service exists);
+- the collaborators kept under the application's keys, read, and replaced or wrapped by a startup step where named
+  here: SERVICE (`queries`, `operations`, `identifier_reads`, `store.search_bodies` which every list read goes
+  through; `load` adds data), OUTBOX_WORKER (`outbox.record_notification`, which queues every Notification),
+  REPORT_WORKER (`build_artifact`, `delivery_target`), REPORTS (`seal`, `random_bytes`, `queue.add` which queues
+  every accepted order), APPLICATION_KEYS;
+- the handler hooks of the writes (reference_impl.writes.WRITE_HOOKS): what a write stores.
+"""
 
 from __future__ import annotations
 
@@ -99,6 +114,11 @@ class ServerSettings:
     """Memory for answers of identifier reads kept until the next write (reference_impl.identifier_reads); 0: none."""
     random_bytes: Callable[[int], bytes] = os.urandom
     """The source of report session keys (injectable to test the 500 of a failing source)."""
+    extensions: tuple[Extension, ...] = ()
+    """Changes made to the application before it starts, in order, through the seams of this module's docstring."""
+
+
+Extension = Callable[[web.Application, ServerSettings], None]
 
 
 @web.middleware
@@ -156,6 +176,7 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
         middlewares.append(rate_limit_middleware(RateLimiter(settings.rate_per_second, settings.rate_burst)))
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[APPLICATION_KEYS] = keys
+    app[writes.WRITE_HOOKS] = []
     _routes(app)
 
     async def service_context(app: web.Application) -> AsyncIterator[None]:
@@ -197,6 +218,8 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
     app.cleanup_ctx.append(report_worker_context(REPORT_WORKER))
     if settings.source_change_every > 0:
         app.cleanup_ctx.append(_source_changes(settings.source_change_every))
+    for extend in settings.extensions:
+        extend(app, settings)
     return app
 
 

@@ -10,6 +10,7 @@ import asyncio
 import functools
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -116,11 +117,29 @@ def _assign_identifier(service: Service, resource: dict[str, Any], namespace_key
     resource["identifier"] = identifiers
 
 
-def _store_update(service: Service, resource: dict[str, Any]) -> None:
-    """Store a changed resource, if the service would serve it as it now is."""
-    with service.store.transaction():
-        _check(service, resource, resource["resourceType"], RESOURCE)
-        service.save(resource, "updated")
+WriteHook = Callable[[web.Request, dict[str, Any], dict[str, Any]], dict[str, Any] | None]
+"""hook(request, body, resource) -> what a write stores of the `resource` it made of `body`; None: nothing (the
+handler still answers `resource`)."""
+WRITE_HOOKS = web.AppKey("write_hooks", list[WriteHook])
+"""The handler hooks of every write, in order (create_app starts with none; see reference_impl.app)."""
+
+
+def _store(request: web.Request, body: dict[str, Any], resource: dict[str, Any], operation: str) -> None:
+    """Store what a write made, as the write hooks have it, if the service would serve it so. Call inside a
+    transaction."""
+    service = request.app[SERVICE]
+    for hook in request.app[WRITE_HOOKS]:
+        changed = hook(request, body, resource)
+        if changed is None:
+            return
+        resource = changed
+    _check(service, resource, resource["resourceType"], RESOURCE)
+    service.save(resource, operation)
+
+
+def _store_update(request: web.Request, body: dict[str, Any], resource: dict[str, Any]) -> None:
+    with request.app[SERVICE].store.transaction():
+        _store(request, body, resource, "updated")
 
 
 def _with_coding(concepts: list[Any], system: str, code: str) -> list[Any]:
@@ -161,8 +180,7 @@ async def create_party(request: web.Request, service: Service) -> web.Response:
     with service.store.transaction():
         _assign_identifier(service, party, contractor.identifier_namespaces)
         party["number"] = f"K/{service.store.next_number('party-number', 1000)}"
-        _check(service, party, "Party", RESOURCE)
-        service.save(party, "created")
+        _store(request, body, party, "created")
     return web.json_response(party)
 
 
@@ -190,7 +208,14 @@ async def update_party(request: web.Request, service: Service) -> web.Response:
     body = await json_body(request)
     body = _check(service, body, "Party", WRITE)
     query = {name: values for name, values in query_lists(request).items() if name in ("identifier", "owner")}
-    stored = _one(service, "Party", query)
+    party = updated_party(service, _one(service, "Party", query), body)
+    _store_update(request, body, party)
+    return web.json_response(party)
+
+
+def updated_party(service: Service, stored: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """What a PATCH makes of the `stored` party: the elements of `body` replace its own, but id, number and the
+    identifiers it has (a body's identifier in a namespace the party has none in is added)."""
     keep = {"id", "resourceType", "number", "identifier"}
     party = {**stored, **{key: value for key, value in body.items() if key not in keep}}
     # a body may claim the Contractor by meta.profile and replace the category: the party keeps its party-kind
@@ -201,8 +226,7 @@ async def update_party(request: web.Request, service: Service) -> web.Response:
         *stored.get("identifier", []),
         *(i for i in body.get("identifier", []) if isinstance(i, dict) and i.get("system") not in known_systems),
     ]
-    _store_update(service, party)
-    return web.json_response(party)
+    return party
 
 
 @rejections_answered
@@ -234,8 +258,7 @@ async def create_fixed_asset_document(request: web.Request, service: Service) ->
             vocabulary = f"{service.contract.installation.values['vocab_url']}/fixed-asset-document-status"
             document["status"] = {"coding": [{"system": vocabulary, "code": "open"}]}  # status is read-only
             operation = "created"
-        _check(service, document, "FixedAssetDocument", RESOURCE)
-        service.save(document, operation)
+        _store(request, body, document, operation)
     return web.json_response(document)
 
 
@@ -262,7 +285,7 @@ async def update_fixed_asset_document(request: web.Request, service: Service) ->
         target = attachments[index]
         changed = {a["code"] for a in workflow}
         target["attribute"] = [a for a in target.get("attribute", []) if a.get("code") not in changed] + workflow
-    _store_update(service, document)
+    _store_update(request, body, document)
     return web.json_response(document)
 
 
@@ -283,8 +306,7 @@ async def create_document_reference(request: web.Request, service: Service) -> w
     document["category"] = _with_coding(list(document.get("category", [])), system, code)
     with service.store.transaction():
         _assign_identifier(service, document, ("document-reference",))
-        _check(service, document, "DocumentReference", RESOURCE)
-        service.save(document, "created")
+        _store(request, body, document, "created")
     identifier = document["identifier"][0]
     return web.json_response({"message": f"document {identifier['system']}|{identifier['value']} registered"})
 
@@ -304,5 +326,5 @@ async def update_document_reference(request: web.Request, service: Service) -> w
         return problem(422, "the body needs an identifier with system and value: the document to change")
     stored = _one(service, "DocumentReference", {"identifier": [f"{identifier['system']}|{identifier['value']}"]})
     document = {**stored, "status": body["status"], "type": body["type"]}
-    _store_update(service, document)
+    _store_update(request, body, document)
     return web.json_response({"items": [document]})

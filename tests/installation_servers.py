@@ -11,8 +11,8 @@ from typing import Any
 
 from serve_fixtures import RunningServer, seeded_settings
 
-from conformance.deviations import install
-from reference_impl.app import APPLICATION_KEYS, create_app
+from conformance.deviations import extensions
+from reference_impl.app import APPLICATION_KEYS
 from reference_impl.seed import seed_resources
 from reference_impl.tokens import REPORT_RIGHT, mint_token
 
@@ -67,10 +67,8 @@ def serving(
     seed: Callable[[Any], list[dict[str, Any]]] = seed_resources,
 ) -> Iterator[RunningServer]:
     """The reference implementation of installation `config` with `variants` (conformance/deviations)."""
-    settings = seeded_settings(config=None if config is None else str(config), seed=seed)
-    app = create_app(settings)
-    install(app, settings, variants)
-    server = RunningServer(app=app)
+    config_path = None if config is None else str(config)
+    server = RunningServer(seeded_settings(config=config_path, seed=seed, extensions=extensions(variants)))
     try:
         yield server
     finally:

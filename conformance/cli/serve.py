@@ -240,11 +240,11 @@ def run_serve(args: argparse.Namespace) -> int:
         if args.report_products < 0:
             raise ValueError(f"--report-products must be 0 or more, not {args.report_products}")
         settings.rate_per_second, settings.rate_burst = _rate(args.rate_limit)
-        app = create_app(settings)
         if deviations:
-            from conformance.deviations import install
+            from conformance.deviations import extensions
 
-            install(app, settings, deviations)
+            settings.extensions = extensions(deviations)
+        app = create_app(settings)
     except (ValueError, OSError, ConfigError) as error:
         return fail(str(error))
     try:

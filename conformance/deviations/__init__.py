@@ -9,7 +9,7 @@ pyproject.toml), and are installed only when named (`eris serve --fault NAME`, `
 Each deviation is a function that changes a built application before it starts, through what aiohttp lets anyone
 add to an application (a middleware, a route, a startup step) and the seams reference_impl.app declares.
 
-    from conformance.deviations import catalogue, install
+    from conformance.deviations import catalogue, extensions
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ __all__ = [
     "catalogue",
     "declared_data",
     "deviation",
-    "install",
+    "extensions",
     "lookup",
 ]
 
@@ -50,7 +50,8 @@ _MODULES = (
 _REGISTRY: dict[str, Deviation] = {}
 
 Installer = Callable[[Any, Any], None]
-"""install(app, settings): change the application (web.Application) before it starts."""
+"""install(app, settings): change the application (web.Application) before it starts: an extension of
+reference_impl.app, through the seams that module declares."""
 
 DataOf = Callable[[Any], dict[str, str]]
 """data(app): the [data] entries (conformance.target.DATA_ENTRIES) a certification of the server running the
@@ -107,10 +108,10 @@ def lookup(name: str) -> Deviation:
     return known[name]
 
 
-def install(app: Any, settings: Any, names: tuple[str, ...] | list[str]) -> None:
-    """Install the named deviations into `app` (UnknownDeviation for a name not in the catalogue)."""
-    for deviation_ in [lookup(name) for name in names]:
-        deviation_.install(app, settings)
+def extensions(names: tuple[str, ...] | list[str]) -> tuple[Installer, ...]:
+    """The named deviations as extensions of the application (reference_impl.app.ServerSettings.extensions);
+    UnknownDeviation for a name not in the catalogue."""
+    return tuple(lookup(name).install for name in names)
 
 
 def declared_data(app: Any, names: tuple[str, ...] | list[str]) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -10,6 +11,10 @@ from aiohttp import web
 from multidict import MultiDict
 
 from profiles import strict_json
+from reference_impl.app import REPORT_WORKER
+from reference_impl.state import SERVICE
+from reference_impl.writes import WRITE_HOOKS
+from reports.delivery import DeliveryTarget
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Matches = Callable[[web.Request], bool]
@@ -28,6 +33,50 @@ def on_startup(app: web.Application, step: Callable[[web.Application], None]) ->
         yield
 
     app.cleanup_ctx.append(context)
+
+
+def change_what_writes_store(
+    app: web.Application, matches: Matches, change: Callable[[web.Request, dict[str, Any], dict[str, Any]], Any]
+) -> None:
+    """Writes that match store `change(request, body, resource)` of the resource they made of the body (a copy it
+    may change in place and return); None stores nothing. Their answers stay the service's."""
+
+    def hook(request: web.Request, body: dict[str, Any], resource: dict[str, Any]) -> dict[str, Any] | None:
+        return change(request, body, json.loads(json.dumps(resource))) if matches(request) else resource
+
+    app[WRITE_HOOKS].append(hook)
+
+
+def make_optional(app: web.Application, method: str, path: str, parameter: str) -> None:
+    """The service reads its table of operations (from openapi.json) with `parameter` of `method path` optional."""
+
+    def optional(app: web.Application) -> None:
+        operations = app[SERVICE].operations
+        operation = operations[(method, path)]
+        operations[(method, path)] = dataclasses.replace(
+            operation, parameters={**operation.parameters, parameter: False}
+        )
+
+    on_startup(app, optional)
+
+
+def replace_delivery_targets(
+    app: web.Application, target_for: Callable[[DeliveryTarget], DeliveryTarget], storage_types: tuple[str, ...]
+) -> None:
+    """Orders whose storage type is one of `storage_types` are delivered to `target_for(the target the worker
+    would use)`."""
+
+    def replace(app: web.Application) -> None:
+        worker = app[REPORT_WORKER]
+        target_of = worker.delivery_target
+
+        def changed_target(storage_type: str, connection_string: str, **options: Any) -> DeliveryTarget:
+            target = target_of(storage_type, connection_string, **options)
+            return target_for(target) if storage_type in storage_types else target
+
+        worker.delivery_target = changed_target
+
+    on_startup(app, replace)
 
 
 def is_read(request: web.Request) -> bool:

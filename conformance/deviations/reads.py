@@ -13,15 +13,13 @@ from conformance.deviations import deviation
 from conformance.deviations._tools import (
     Handler,
     add_middleware,
-    answer_instead,
     is_read,
+    make_optional,
     on_startup,
     path_is,
     rewrite_json_answer,
     rewrite_query,
 )
-from reference_impl.problems import problem
-from reference_impl.reads import envelope, paging, query_lists
 from reference_impl.search import FilterError, QueryBuilder
 from reference_impl.state import SERVICE
 from reference_impl.store import Condition
@@ -169,21 +167,7 @@ def party_role_filter_ignored(app: web.Application, settings: Any) -> None:
     breaks="ERIS-FILTER-008",
 )
 def party_relationship_type_not_required(app: web.Application, settings: Any) -> None:
-    path = "/v1/party-relationships"
-
-    def without_type(request: web.Request) -> bool:
-        return path_is("GET", path)(request) and not request.query.get("type")
-
-    async def every_relationship(request: web.Request) -> web.Response:
-        service = request.app[SERVICE]
-        try:
-            count, offset = paging(request)
-            conditions = service.queries.conditions("PartyRelationship", query_lists(request))
-        except FilterError as error:
-            return problem(400, str(error), parameter=error.parameter)
-        return envelope(service.store.search("PartyRelationship", conditions, count=count, offset=offset))
-
-    answer_instead(app, without_type, every_relationship)
+    make_optional(app, "GET", "/v1/party-relationships", "type")
 
 
 @deviation(

@@ -23,6 +23,7 @@ from conformance.deviations._tools import (
     json_of,
     on_startup,
     path_is,
+    replace_delivery_targets,
     rewrite_json_answer,
     rewrite_json_body,
 )
@@ -371,27 +372,8 @@ def format_ignored(app: web.Application, settings: Any) -> None:
 # -- delivery, the gateway ----------------------------------------------------------------------------------------
 
 
-def _replace_targets(
-    app: web.Application, target_for: Callable[[DeliveryTarget], DeliveryTarget], storage_types: tuple[str, ...]
-) -> None:
-    """Orders whose storage type is one of `storage_types` are delivered to `target_for(the target the worker
-    would use)`."""
-
-    def replace(app: web.Application) -> None:
-        worker = app[REPORT_WORKER]
-        target_of = worker.delivery_target
-
-        def changed_target(storage_type: str, connection_string: str, **options: Any) -> DeliveryTarget:
-            target = target_of(storage_type, connection_string, **options)
-            return target_for(target) if storage_type in storage_types else target
-
-        worker.delivery_target = changed_target
-
-    on_startup(app, replace)
-
-
 def _replace_http_targets(app: web.Application, target_for: Callable[[DeliveryTarget], DeliveryTarget]) -> None:
-    _replace_targets(app, target_for, ("http",))
+    replace_delivery_targets(app, target_for, ("http",))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -411,7 +393,7 @@ def no_http_delivery(app: web.Application, settings: Any) -> None:
 
 def _nowhere(storage_type: str) -> Callable[[web.Application, Any], None]:
     def install(app: web.Application, settings: Any) -> None:
-        _replace_targets(app, lambda target: _NowhereTarget(), (storage_type,))
+        replace_delivery_targets(app, lambda target: _NowhereTarget(), (storage_type,))
 
     return install
 
@@ -446,7 +428,7 @@ class _RenamedTarget:
     "artifacts written into blob, smb and local stores are named report-<id>.bin (the contract shows no name)",
 )
 def store_artifact_named_otherwise(app: web.Application, settings: Any) -> None:
-    _replace_targets(app, _RenamedTarget, ("blob", "smb", "local"))
+    replace_delivery_targets(app, _RenamedTarget, ("blob", "smb", "local"))
 
 
 @deviation(

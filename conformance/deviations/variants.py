@@ -4,10 +4,12 @@ server running any of them must pass; a failure is a suite that asks more than t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import zlib
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -20,12 +22,14 @@ from conformance.deviations._tools import (
     add_outer_middleware,
     is_read,
     on_startup,
+    replace_delivery_targets,
     resources_in,
     rewrite_json_answer,
     rewrite_notifications,
     rewrite_query,
 )
 from reference_impl.problems import problem
+from reports.delivery import DeliveryTarget
 
 REPORTS = "/v1/reports"
 RESOURCE_PATH_PREFIX = "/v1/"
@@ -287,8 +291,8 @@ LATE_DELIVERY_SECONDS = 3.0
     f"deliveries leave {LATE_DELIVERY_SECONDS:g} s after generation",
 )
 def slow_answers(app: web.Application, settings: Any) -> None:
-    """The delay of a request follows from its method and URL, so that a run is repeatable. A generated report
-    is planned for delivery later rather than at once, through the queue's own retry planning."""
+    """The delay of a request follows from its method and URL, so that a run is repeatable. A generated report's
+    delivery waits before it starts."""
 
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         spread = SLOWEST_EXTRA_MS - FASTEST_EXTRA_MS + 1
@@ -298,19 +302,16 @@ def slow_answers(app: web.Application, settings: Any) -> None:
 
     add_middleware(app, middleware)
 
-    def deliver_late(app: web.Application) -> None:
-        from reference_impl.app import REPORT_WORKER
+    replace_delivery_targets(app, _LateTarget, ("http", "blob", "smb", "local"))
 
-        queue = app[REPORT_WORKER].queue
-        mark_generated = queue.mark_generated
 
-        def mark_generated_for_later(execution_id: str, artifact: str, rows: int) -> None:
-            mark_generated(execution_id, artifact, rows)
-            queue.mark_retry(execution_id, "held back: deliveries leave late", queue.clock() + LATE_DELIVERY_SECONDS)
+@dataclasses.dataclass(frozen=True)
+class _LateTarget:
+    inner: DeliveryTarget
 
-        queue.mark_generated = mark_generated_for_later  # type: ignore[method-assign]
-
-    on_startup(app, deliver_late)
+    async def deliver(self, artifact: Path, *, execution_id: str, file_name: str) -> None:
+        await asyncio.sleep(LATE_DELIVERY_SECONDS)
+        await self.inner.deliver(artifact, execution_id=execution_id, file_name=file_name)
 
 
 @deviation(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from typing import Any
 
@@ -12,15 +11,18 @@ from conformance.deviations import deviation
 from conformance.deviations._tools import (
     Handler,
     add_middleware,
-    on_startup,
+    change_what_writes_store,
+    json_of,
+    make_optional,
     path_is,
     rewrite_json_answer,
     rewrite_notifications,
 )
 from profiles.installation import INSTALLATION_OID_ARC
-from profiles.validator import WRITE
 from reference_impl.search import FilterError
 from reference_impl.state import SERVICE, Service
+from reference_impl.store import Condition
+from reference_impl.writes import updated_party
 
 PARTIES = "/v1/parties"
 FIXED_ASSET_DOCUMENTS = "/v1/fixed-asset-documents"
@@ -43,14 +45,6 @@ def _save(service: Service, resource: dict[str, Any], operation: str) -> None:
         service.save(resource, operation)
 
 
-async def _json_or_none(request: web.Request) -> Any:
-    """The request's JSON body (it stays readable by the handler), or None when it is not JSON."""
-    try:
-        return await request.json()
-    except ValueError:
-        return None
-
-
 def _keys(resource: dict[str, Any]) -> list[str]:
     """system|value of each identifier of `resource` that has both."""
     return [
@@ -58,16 +52,6 @@ def _keys(resource: dict[str, Any]) -> list[str]:
         for i in resource.get("identifier") or []
         if isinstance(i, dict) and isinstance(i.get("system"), str) and isinstance(i.get("value"), str) and i["value"]
     ]
-
-
-def _is_contractor(service: Service, party: dict[str, Any]) -> bool:
-    return service.contract.profiles["Contractor"] in service.validator.recognised_profiles(party, "Party")
-
-
-def _updated_by(stored: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    """What a PATCH makes of a stored party: the body's elements replace its own, but id, number and identifiers."""
-    kept = ("id", "resourceType", "number", "identifier")
-    return {**stored, **{key: value for key, value in body.items() if key not in kept}}
 
 
 # -- parties ---------------------------------------------------------------------------------------------------
@@ -86,7 +70,7 @@ def post_party_without_assigned_identifier(app: web.Application, settings: Any) 
 
     async def note_namespace(request: web.Request, handler: Handler) -> web.StreamResponse:
         if path_is("POST", PARTIES)(request):
-            body = await _json_or_none(request)
+            body = await json_of(request)
             request[namespace_named] = isinstance(body, dict) and bool(body.get("identifier"))
         return await handler(request)
 
@@ -110,14 +94,14 @@ def post_party_updates_existing(app: web.Application, settings: Any) -> None:
     async def upsert(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not path_is("POST", PARTIES)(request):
             return await handler(request)
-        body = await _json_or_none(request)
+        body = await json_of(request)
         service = request.app[SERVICE]
         found = (
             [party for key in _keys(body) for party in _stored(service, "Party", key)] if isinstance(body, dict) else []
         )
         if not found:
             return await handler(request)
-        party = _updated_by(found[0], body)
+        party = updated_party(service, found[0], body)  # the merge of the service's own PATCH
         _save(service, party, "updated")
         return web.json_response(party)
 
@@ -130,21 +114,7 @@ def post_party_updates_existing(app: web.Application, settings: Any) -> None:
     breaks="ERIS-PARTY-015",
 )
 def patch_party_changes_nothing(app: web.Application, settings: Any) -> None:
-    async def answer_only(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if not path_is("PATCH", PARTIES)(request) or not {"identifier", "owner"} <= set(request.query):
-            return await handler(request)
-        body = await _json_or_none(request)
-        service = request.app[SERVICE]
-        if not isinstance(body, dict) or any(
-            i.is_error for i in service.validator.validate(body, resource_type="Party", context=WRITE)
-        ):
-            return await handler(request)  # refused as the service refuses it
-        found = _stored(service, "Party", request.query["identifier"])
-        if len(found) != 1 or not _is_contractor(service, found[0]):
-            return await handler(request)
-        return web.json_response(_updated_by(found[0], body))
-
-    add_middleware(app, answer_only)
+    change_what_writes_store(app, path_is("PATCH", PARTIES), lambda request, body, party: None)
 
 
 @deviation(
@@ -153,15 +123,7 @@ def patch_party_changes_nothing(app: web.Application, settings: Any) -> None:
     breaks="ERIS-PARTY-015",
 )
 def patch_party_without_owner_accepted(app: web.Application, settings: Any) -> None:
-    """The service's table of operations (from openapi.json) is replaced by one where `owner` is optional."""
-
-    def owner_optional(app: web.Application) -> None:
-        operations = app[SERVICE].operations
-        patch = operations[("PATCH", PARTIES)]
-        parameters = {**patch.parameters, "owner": False}
-        operations[("PATCH", PARTIES)] = dataclasses.replace(patch, parameters=parameters)
-
-    on_startup(app, owner_optional)
+    make_optional(app, "PATCH", PARTIES, "owner")
 
 
 @deviation(
@@ -170,10 +132,12 @@ def patch_party_without_owner_accepted(app: web.Application, settings: Any) -> N
     breaks="ERIS-PARTY-W-001",
 )
 def post_party_of_employee_accepted(app: web.Application, settings: Any) -> None:
+    """A handler of its own for a write the service refuses: the service has no creation of Employees to reuse."""
+
     async def create_employee(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not path_is("POST", PARTIES)(request):
             return await handler(request)
-        body = await _json_or_none(request)
+        body = await json_of(request)
         service = request.app[SERVICE]
         employee = service.contract.profiles["Employee"]
         if not isinstance(body, dict) or employee not in service.validator.recognised_profiles(body, "Party"):
@@ -213,18 +177,10 @@ def post_fixed_asset_document_answers_201(app: web.Application, settings: Any) -
     breaks="ERIS-ASSET-012",
 )
 def patch_fixed_asset_document_applies_comment(app: web.Application, settings: Any) -> None:
-    async def with_comment(request: web.Request, handler: Handler) -> web.StreamResponse:
-        response = await handler(request)
-        if not path_is("PATCH", FIXED_ASSET_DOCUMENTS)(request) or response.status != 200:
-            return response
-        body = await _json_or_none(request)
-        service = request.app[SERVICE]
-        found = _stored(service, "FixedAssetDocument", request.query.get("identifier", ""))
-        if isinstance(body, dict) and "comment" in body and len(found) == 1:
-            _save(service, {**found[0], "comment": body["comment"]}, "updated")
-        return response
+    def with_comment(request: web.Request, body: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+        return {**document, "comment": body["comment"]} if "comment" in body else document
 
-    add_middleware(app, with_comment)
+    change_what_writes_store(app, path_is("PATCH", FIXED_ASSET_DOCUMENTS), with_comment)
 
 
 @deviation(
@@ -233,25 +189,16 @@ def patch_fixed_asset_document_applies_comment(app: web.Application, settings: A
     breaks="ERIS-ASSET-013",
 )
 def post_fixed_asset_document_keeps_workflow_status(app: web.Application, settings: Any) -> None:
-    async def keep_status(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if not path_is("POST", FIXED_ASSET_DOCUMENTS)(request):
-            return await handler(request)
-        body = await _json_or_none(request)
-        service = request.app[SERVICE]
-        keys = _keys(body) if isinstance(body, dict) else []
-        before = _stored(service, "FixedAssetDocument", keys[0]) if keys else []
-        response = await handler(request)
-        if response.status != 200 or len(before) != 1:
-            return response
-        [document] = _stored(service, "FixedAssetDocument", keys[0])
-        for old, new in zip(before[0].get("attachment") or [], document.get("attachment") or [], strict=False):
+    def keep_status(request: web.Request, body: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+        before = request.app[SERVICE].store.search("FixedAssetDocument", [Condition("r.id = ?", (document["id"],))])
+        previously = before[0].get("attachment") or [] if before else []
+        for old, new in zip(previously, document.get("attachment") or [], strict=False):
             previous = [a for a in old.get("attribute") or [] if a.get("code") == "workflow-status"]
             others = [a for a in new.get("attribute") or [] if a.get("code") != "workflow-status"]
             new["attribute"] = [*others, *previous]
-        _save(service, document, "updated")
-        return response
+        return document
 
-    add_middleware(app, keep_status)
+    change_what_writes_store(app, path_is("POST", FIXED_ASSET_DOCUMENTS), keep_status)
 
 
 # -- document references -----------------------------------------------------------------------------------------

@@ -23,9 +23,8 @@ from serve_fixtures import (
 )
 from yarl import URL
 
-from conformance.deviations import install
+from conformance.deviations import extensions
 from reference_impl.answer_cache import ENTRY_OVERHEAD, AnswerCache
-from reference_impl.app import create_app
 from reference_impl.identifier_reads import IdentifierReads, identifier_read_types
 from reference_impl.search import READ_PATHS, load_operations
 from reference_impl.state import SERVICE
@@ -219,10 +218,7 @@ def test_a_read_inside_a_rolled_back_write_is_not_kept() -> None:
 
 @pytest.mark.parametrize("name", ["identifier-filter-ignored-on-parties", "reversed-order"])
 def test_a_deviation_changing_how_reads_answer_turns_the_identifier_path_off(name: str) -> None:
-    settings = seeded_settings()
-    app = create_app(settings)
-    install(app, settings, [name])
-    server = RunningServer(app=app)
+    server = RunningServer(seeded_settings(extensions=extensions([name])))
     try:
         assert server.app[SERVICE].identifier_reads is None
         system, value = _identifier(seed_of("Party")[0])
