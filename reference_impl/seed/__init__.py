@@ -14,9 +14,9 @@ every profile of the contract:
 - A NamingSystem per namespace of the contract and every ValueSet of the terminology, as they are.
 
 The resources are data: reference_impl/seed/data/*.json hold them as served, in the order served (parties, places,
-access, assets, documents; the NamingSystems come after the places, the ValueSets last). Systems and URLs carry the installation's placeholders (`{vocab_url}`,
-`{nip_system}`, `{namespaces.contractor}`, ... as in profiles/namespaces.json); what follows from other data is a
-directive, an object of one `$` key:
+access, assets, documents; the NamingSystems come after the places, the ValueSets last). Systems and URLs carry
+the installation's placeholders (`{vocab_url}`, `{nip_system}`, `{namespaces.contractor}`, ... as in
+profiles/namespaces.json); what follows from other data is a directive, an object of one `$` key:
 
 - `{"$ref": "party-employer"}`: a Reference to the resource with that id, by its first identifier (its reference
   key), with its name as display; `{"$ref": ["party-employee-0001", "PartyRole"]}` names the party's role.
@@ -181,6 +181,9 @@ def _large_set(contract: Contract, count: int, by_id: dict[str, Resource], taken
     profile = f"{values['ns_url']}/StructureDefinition/Contractor"
     names = _data("large-set")
     rng = random.Random(SEED + 1)
+    owner = ("Party", nip_system, OWN_ORGANIZATION_NIP, OWN_ORGANIZATION_NAME)
+    portal = _reference(by_id, "capability-crm-portal-access")
+    portal_key = (portal["type"], *portal["identifier"].values(), portal["display"])
     nips = (nip for nip in _nip_sequence(951_000_000) if nip not in taken)  # never a number of the fixed set
 
     def coded(vocabulary: str, code: str, display: str | None = None) -> dict[str, Any]:
@@ -203,7 +206,7 @@ def _large_set(contract: Contract, count: int, by_id: dict[str, Resource], taken
                 "resourceType": "Party",
                 "id": f"party-contractor-{number:06d}",
                 "meta": {"profile": [profile], "lastUpdated": "2025-01-02T00:00:00Z"},
-                "owner": _owner(contract),
+                "owner": [_ref(*owner)],
                 "category": [coded("party-kind", "contractor")],
                 "status": coded("party-status", "active"),
                 "type": coded("party-type", "finance"),
@@ -227,7 +230,7 @@ def _large_set(contract: Contract, count: int, by_id: dict[str, Resource], taken
             {
                 "resourceType": "PartyRole",
                 "id": f"role-contractor-{number:06d}",
-                "owner": _owner(contract),
+                "owner": [_ref(*owner)],
                 "identifier": [{"system": contractor_ns, "value": register_id}],
                 "party": _ref("Party", contractor_ns, register_id, name),
                 "role": coded("party-role", role, role.capitalize()),
@@ -237,9 +240,9 @@ def _large_set(contract: Contract, count: int, by_id: dict[str, Resource], taken
             {
                 "resourceType": "GrantAssignment",
                 "id": f"grant-contractor-{number:06d}",
-                "owner": _owner(contract),
+                "owner": [_ref(*owner)],
                 "assignedTo": _ref("Party", contractor_ns, register_id, name),
-                "granted": [_reference(by_id, "capability-crm-portal-access")],
+                "granted": [_ref(*portal_key)],
                 "scope": [_ref("PartyRole", contractor_ns, register_id, name)],
                 "period": {"start": "2025-01-02"},
                 "basis": coded("grant-basis", "contract"),
