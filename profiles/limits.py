@@ -120,7 +120,9 @@ def load_limits(path: Path = LIMITS_FILE) -> Limits:
         )
         for name, row in table.items()
     }
-    limits = Limits(**{name.replace("-", "_"): row.value for name, row in rows.items()}, rows=rows)
+    # each value is of its field's kind: _value checked it against _KINDS
+    values: dict[str, Any] = {name.replace("-", "_"): row.value for name, row in rows.items()}
+    limits = Limits(**values, rows=rows)
     if limits.session_key_bytes != limits.aes_key_bytes + limits.nonce_bytes:
         # the contract: "the first 32 are the AES key, the next 12 the nonce" of the 44
         raise LimitsError(f"{path}: session-key-bytes must be aes-key-bytes + nonce-bytes")

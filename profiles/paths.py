@@ -19,7 +19,7 @@ def values_at(document: Any, tokens: tuple[str, ...]) -> list[tuple[Any, Where]]
         return [(child, (token,))]
     found: list[tuple[Any, Where]] = [(document, ())]
     for token in tokens:
-        deeper = []
+        deeper: list[tuple[Any, Where]] = []
         for node, where in found:
             if isinstance(node, dict) and token in node:
                 child = node[token]
@@ -48,5 +48,5 @@ def without_members(document: Any, paths: list[Where]) -> Any:
         else:
             deeper.setdefault(path[0], []).append(path[1:])
     for token, rest in deeper.items():
-        copy[token] = without_members(copy[token], rest)  # type: ignore[index]
+        copy[token] = without_members(copy[token], rest)
     return copy

@@ -59,7 +59,9 @@ def _unguarded(schema: Schema) -> Schema:
     if set(schema) != {"if", "then"}:
         return schema
     guard, then = schema["if"], schema["then"]
-    applies_to = _GUARDS.get(guard.get("type")) if isinstance(guard, dict) and set(guard) == {"type"} else None
+    guarded = guard.get("type") if isinstance(guard, dict) and set(guard) == {"type"} else None
+    # a list of types ({type: [object, null]}) guards more than one kind: no keyword set applies to it alone
+    applies_to = _GUARDS.get(guarded) if isinstance(guarded, str) else None
     if applies_to is not None and isinstance(then, dict) and then and set(then) <= applies_to:
         return then
     return schema

@@ -86,6 +86,12 @@ def test_merging_joins_shared_paths_and_drops_idle_type_guards():
     assert merged(kept) == kept
 
 
+def test_a_guard_of_several_types_is_kept():
+    # the guard's type may be a list (JSON Schema allows it): no keyword set applies to more than one kind alone
+    several = {"if": {"type": ["object", "null"]}, "then": {"required": ["a"]}}
+    assert merged(several) == several
+
+
 class _NothingProduced(dict):
     """A memo of merged() that never finds what it holds: every part walked again, as before the memo."""
 
