@@ -33,7 +33,7 @@ class _Counting:
     def writable(self) -> bool:
         return True
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: bytes | bytearray | memoryview) -> int:
         self.count += memoryview(data).nbytes
         return self.inner.write(data)
 
@@ -56,7 +56,7 @@ def build_artifact(
             encryptor = ArtifactEncryptor(destination, session)
             gzip = GzipWriter(encryptor) if compression else None
             counting = _Counting(gzip or encryptor)
-            rows = write_report(request, data, counting)  # type: ignore[arg-type]
+            rows = write_report(request, data, counting)
             (gzip or encryptor).close()  # the gzip writer closes the encryptor, which writes the tag
             destination.flush()
             os.fsync(destination.fileno())

@@ -21,12 +21,16 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 import aiohttp
 
 from reports.address_policy import HttpPolicy, PolicyResolver, literal_refusal
 from reports.delivery_base import DeliveryFailed, StorageRefused
+
+if TYPE_CHECKING:
+    from azure.storage.blob.aio import ContainerClient
 
 __all__ = ["BLOCK_BYTES", "BlobLocation", "BlobTarget", "parse_blob_location"]
 
@@ -55,7 +59,8 @@ class BlobLocation:
     def blob_name(self, file_name: str) -> str:
         return str(self.folder / file_name) if self.folder.parts else file_name
 
-    def container_client(self, **options: object):  # -> azure.storage.blob.aio.ContainerClient
+    def container_client(self, **options: Any) -> ContainerClient:
+        """A client of the container; `options` go to the SDK's client as they are (transport, timeouts)."""
         from azure.storage.blob.aio import ContainerClient
 
         if self.container_url is not None:

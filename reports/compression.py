@@ -10,20 +10,28 @@ from __future__ import annotations
 import io
 import zlib
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Protocol
 
-__all__ = ["ALGORITHM", "GzipWriter", "gunzip_chunks"]
+__all__ = ["ALGORITHM", "ClosingSink", "GzipWriter", "gunzip_chunks"]
 
 ALGORITHM = "gzip"
 _GZIP_WBITS = 31  # zlib's way of asking for the gzip container rather than the bare zlib one
 _LEVEL = 6
 
 
+class ClosingSink(Protocol):
+    """Where a GzipWriter writes: a binary stream, closed with it (a file, or reports.crypto.ArtifactEncryptor)."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+    def close(self) -> None: ...
+
+
 class GzipWriter(io.RawIOBase):
     """A write-only stream that gzips into `destination` and closes it when closed (so that closing
     the outermost stream of generate -> gzip -> encrypt finishes every layer)."""
 
-    def __init__(self, destination: BinaryIO) -> None:
+    def __init__(self, destination: ClosingSink) -> None:
         super().__init__()
         self._destination = destination
         self._compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, _GZIP_WBITS)

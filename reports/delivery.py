@@ -100,8 +100,8 @@ class HttpTarget:
         except TimeoutError:
             raise DeliveryFailed(f"{self.url} did not answer within {self.read_timeout:g} s") from None
         except aiohttp.ClientConnectorError as error:
-            refused = isinstance(error.os_error, AddressRefused)
-            raise DeliveryFailed(f"{self.url}: {error.os_error or error}", retryable=not refused) from None
+            by_policy = isinstance(error.os_error, AddressRefused)
+            raise DeliveryFailed(f"{self.url}: {error.os_error or error}", retryable=not by_policy) from None
         except aiohttp.InvalidURL as error:  # no attempt can mend the URL
             raise DeliveryFailed(f"{self.url}: {type(error).__name__}: {error}", retryable=False) from None
         except aiohttp.ClientError as error:

@@ -16,7 +16,7 @@ import hashlib
 import io
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import BinaryIO
+from typing import Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from profiles.limits import LIMITS
 from reports.layouts import AMOUNT, COST_ELEMENTS, CURRENCY, UNIT_COST, layout_of
 
-__all__ = ["REPORT_FORMATS", "CostCenterBasis", "ReportData", "ReportRequest", "write_report"]
+__all__ = ["REPORT_FORMATS", "ByteSink", "CostCenterBasis", "ReportData", "ReportRequest", "write_report"]
 
 REPORT_FORMATS = ("parquet", "csv")
 DEFAULT_BATCH_ROWS = 65_536
@@ -68,7 +68,7 @@ WRITE_BUFFER_BYTES = 1 << 20
 
 
 def write_report(
-    request: ReportRequest, data: ReportData, sink: BinaryIO, *, batch_rows: int = DEFAULT_BATCH_ROWS
+    request: ReportRequest, data: ReportData, sink: ByteSink, *, batch_rows: int = DEFAULT_BATCH_ROWS
 ) -> int:
     """Write the whole report file into `sink` and return its number of rows. `sink` stays open (its
     owner closes it, e.g. to append the encryption tag). ValueError for an unknown reportId or format,
@@ -107,10 +107,16 @@ def _open_writer(file_format: str, file: pa.NativeFile, schema: pa.Schema) -> pq
     )
 
 
+class ByteSink(Protocol):
+    """Where a report is written: a binary stream, which may take part of a write (a raw stream) and says how much."""
+
+    def write(self, data: memoryview, /) -> int | None: ...
+
+
 class _KeepOpen(io.RawIOBase):
     """Passes writes through to a stream but never closes it, whatever pyarrow closes."""
 
-    def __init__(self, target: BinaryIO) -> None:
+    def __init__(self, target: ByteSink) -> None:
         super().__init__()
         self._target = target
 
