@@ -8,9 +8,6 @@ every refusal with its message, are strict_json's own: tests/profiles/test_fast_
 
 `loads_lines` does the same for many lines at once (NDJSON): its checks look at the whole text in a few passes and
 name the few lines that need a closer look, instead of passing over every line several times.
-
-Where profiles/_strict_scan.c was built (setup.py), one compiled pass over the text makes the checks (escapes, depth,
-long numbers, a member name twice) for both; the Python checks below run where it was not.
 """
 
 from __future__ import annotations
@@ -24,11 +21,6 @@ import orjson
 from profiles import strict_json
 
 __all__ = ["loads", "loads_lines"]
-
-try:  # the same checks in one pass, compiled (setup.py): optional, the same outcomes
-    from profiles import _strict_scan
-except ImportError:  # pragma: no cover - a build without a C compiler
-    _strict_scan = None  # type: ignore[assignment]
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_DIGITS = b"0" * 16
@@ -44,13 +36,6 @@ def loads(data: bytes | str) -> Any:
     """The JSON value of `data` (UTF-8 bytes or text), or strict_json.StrictJSONError, exactly as
     strict_json.loads."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    if _strict_scan is not None:
-        if _strict_scan.doubtful_lines(raw, False):
-            return strict_json.loads(data)
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return strict_json.loads(data)  # refuses it, with its own message
     if (
         b"\\u" in raw
         or raw.count(b"[") + raw.count(b"{") > strict_json.MAX_DEPTH
@@ -77,16 +62,13 @@ def loads_lines(lines: list[bytes]) -> tuple[list[Any], list[int]]:
     A few dozen lines at a time: their values stay in the processor's cache until they are checked and dropped
     (a thousand lines' values, ten megabytes of objects, took half as long again to make)."""
     whole = b"\n".join(lines)
-    scanned = _strict_scan is not None
-    # the scan looks for escapes, depth, long numbers and a member name twice; the Python checks for the first two
-    doubtful = set(_strict_scan.doubtful_lines(whole, True)) if scanned else _escaped_or_deep_lines(whole, lines)
+    doubtful = _escaped_or_deep_lines(whole, lines)
     values = None if doubtful else _orjson_all(lines)
     later: list[int] = []
     if values is None:  # a line for strict_json, or one orjson refuses (a blank one): each on its own
         values = [_REFUSED if index in doubtful else _orjson_or_refused(line) for index, line in enumerate(lines)]
         later = [index for index, value in enumerate(values) if value is _REFUSED]
-    if not scanned:
-        later += _long_numbers_or_members_dropped(whole, lines, values, later)
+    later += _long_numbers_or_members_dropped(whole, lines, values, later)
     refused = []
     for index in sorted(later):  # strict_json decides, and explains
         try:

@@ -24,11 +24,6 @@ from profiles.rule_set import standard_rules
 from profiles.rules import Rule
 from profiles.structure import SchemaStore, Structure
 
-try:  # the compiled loop (setup.py): optional, the same answers as gate_refused's map of passes_gate
-    from profiles import _gate_batch
-except ImportError:  # pragma: no cover - a build without a C compiler
-    _gate_batch = None
-
 __all__ = ["CONTEXTS", "RESOURCE", "WRITE", "Validator"]
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -141,7 +136,7 @@ class Validator:
         self._fast_paths: dict[tuple[str, str], _FastPath] = {}
         self._gates: dict[tuple[str, str], _Gate | None] = {}
         self._gate_table: dict[str, tuple[Any, Any]] = {}
-        """The served resources' gates that are nothing but their pass and identifier walk, by type, for _gate_batch:
+        """The served resources' gates that are nothing but their pass and identifier walk, by type:
         {resourceType: (is_valid, holds or None)}, filled as the gates are built."""
 
     @classmethod
@@ -185,16 +180,29 @@ class Validator:
         resource_type: str | None = None,
         profile: str | None = None,
         context: str = RESOURCE,
-        compiled: bool = True,
     ) -> list[int]:
         """The indices of the documents that passes_gate() refuses with these options, in order: one call for many
-        payloads, the loop of `eris validate`. `compiled`: use profiles._gate_batch where it was built (for the
-        default options; the answers are the same)."""
-        default = resource_type is None and profile is None and context == RESOURCE
-        if compiled and default and _gate_batch is not None:
-            return _gate_batch.refused(documents, self._gate_table, self.passes_gate)
-        passes_gate = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
-        return [index for index, passed in enumerate(map(passes_gate, documents)) if not passed]
+        payloads, the loop of `eris validate`. With the default options a gate that is nothing but its pass and
+        identifier walk is called directly, without the calls of passes_gate around it."""
+        if resource_type is not None or profile is not None or context != RESOURCE:
+            passes_gate = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
+            return [index for index, passed in enumerate(map(passes_gate, documents)) if not passed]
+        table, passes_gate, refused = self._gate_table, self.passes_gate, []
+        for index, document in enumerate(documents):
+            found = document.get("resourceType") if type(document) is dict else None
+            entry = table.get(found) if type(found) is str else None
+            if entry is None:
+                if not passes_gate(document):
+                    refused.append(index)
+                continue
+            is_valid, holds = entry
+            try:
+                passed = is_valid(document)
+            except (ValueError, RecursionError):  # the explanation path reports why
+                passed = False
+            if not passed or (holds is not None and not holds(document)):
+                refused.append(index)
+        return refused
 
     def explain(
         self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE

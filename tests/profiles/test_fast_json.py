@@ -1,29 +1,15 @@
 """profiles.fast_json reads every text exactly as profiles.strict_json does: the same value (types included), or the
-same refusal with the same message. Every test runs twice: with the compiled scan of profiles/_strict_scan.c, and
-with the Python checks it stands in for where it was not built (a build without a C compiler, where these tests are
-skipped saying so unless ERIS_REQUIRE_COMPILED=1, as in .ci/run)."""
+same refusal with the same message."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
-from accelerators import compiled_or_skip
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from profiles import fast_json, strict_json
-
-
-@pytest.fixture(autouse=True, scope="module", params=["compiled scan", "python checks"])
-def text_checks(request: pytest.FixtureRequest):
-    if request.param == "compiled scan":
-        compiled_or_skip("_strict_scan", "the Python checks are used", module_level=False)
-    with pytest.MonkeyPatch.context() as patch:
-        if request.param == "python checks":
-            patch.setattr(fast_json, "_strict_scan", None)
-        yield request.param
-
 
 _NUMBERS = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70).map(str),

@@ -1,21 +1,15 @@
-"""The compiled loop of the clean gates (profiles/_gate_batch.c) refuses exactly the documents that passes_gate()
-refuses, one at a time: on the case files, on them with one element replaced, and on what is no resource at all.
-
-Where the module was not built (no C compiler) these tests are skipped saying so, unless ERIS_REQUIRE_COMPILED=1 (set by
-.ci/run): then they fail, so that CI never passes on the Python loop alone."""
+"""Validator.gate_refused, the loop of `eris validate` that calls the clean gates directly, refuses exactly the
+documents that passes_gate() refuses, one at a time: on the case files, on them with one element replaced, and on what
+is no resource at all."""
 
 from __future__ import annotations
 
-import pytest
-from accelerators import compiled_or_skip
 from case_files import load_tests
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from mutations import element_paths, with_element_replaced
 
 from profiles.validator import Validator
-
-compiled = compiled_or_skip("_gate_batch", "gate_refused maps passes_gate")
 
 VALIDATOR = Validator()
 DOCUMENTS = [t.data for t in load_tests() if isinstance(t.data, dict) and "resourceType" in t.data]
@@ -46,15 +40,14 @@ ODD = [
 ]
 
 
-def _python(documents: list[object]) -> list[int]:
-    return VALIDATOR.gate_refused(documents, compiled=False)
+def _one_at_a_time(documents: list[object]) -> list[int]:
+    return [index for index, document in enumerate(documents) if not VALIDATOR.passes_gate(document)]
 
 
-def test_the_compiled_loop_refuses_what_passes_gate_refuses() -> None:
+def test_the_loop_refuses_what_passes_gate_refuses() -> None:
     documents = [*DOCUMENTS, *ODD, *DOCUMENTS]
-    expected = [index for index, document in enumerate(documents) if not VALIDATOR.passes_gate(document)]
+    expected = _one_at_a_time(documents)
     assert 0 < len(expected) < len(documents)  # some pass and some are refused: neither answer passes vacuously
-    assert _python(documents) == expected
     assert VALIDATOR.gate_refused(documents) == expected
 
 
@@ -79,7 +72,6 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=500)
 @given(data=st.data(), value=json_values)
 def test_both_loops_agree_on_documents_with_one_element_replaced(data: st.DataObject, value: object) -> None:
     documents = []
@@ -87,30 +79,4 @@ def test_both_loops_agree_on_documents_with_one_element_replaced(data: st.DataOb
         document = data.draw(st.sampled_from(SEEDS))
         path = data.draw(st.sampled_from(list(element_paths(document))[1:] or [()]))
         documents.append(with_element_replaced(document, path, value) if path else document)
-    assert VALIDATOR.gate_refused(documents) == _python(documents)
-
-
-def test_an_error_other_than_a_refusal_is_raised_not_taken_for_one() -> None:
-    def broken(document: object) -> bool:
-        raise TypeError("a bug in a gate")
-
-    with pytest.raises(TypeError, match="a bug in a gate"):
-        compiled.refused([{"resourceType": "T"}], {"T": (broken, None)}, VALIDATOR.passes_gate)
-    with pytest.raises(TypeError, match="a bug in a gate"):
-        compiled.refused([{"resourceType": "U"}], {}, broken)
-
-
-def test_a_value_error_of_the_pass_is_a_refusal_and_holds_is_asked_only_after_a_pass() -> None:
-    asked = []
-
-    def raises(document: object) -> bool:
-        raise ValueError("not checkable")
-
-    def holds(document: object) -> bool:
-        asked.append(document)
-        return document.get("ok", False)
-
-    table = {"A": (raises, holds), "B": (lambda document: True, holds), "C": (lambda document: False, holds)}
-    documents = [{"resourceType": "A"}, {"resourceType": "B", "ok": True}, {"resourceType": "B"}, {"resourceType": "C"}]
-    assert compiled.refused(documents, table, lambda document: True) == [0, 2, 3]
-    assert asked == documents[1:3]
+    assert VALIDATOR.gate_refused(documents) == _one_at_a_time(documents)
