@@ -3,7 +3,7 @@ locations of a kind, and small edits of a payload at a path."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +43,7 @@ def location_of(where: Iterable[str | int]) -> str:
     return location
 
 
-def rules_in_context(contract: Contract, kind: PayloadKind) -> list[dict[str, Any]]:
+def rules_in_context(contract: Contract, kind: PayloadKind) -> list[Mapping[str, Any]]:
     """The rule rows of the kind's resource type and profile that apply in its context."""
     rules = [*contract.resources[kind.resource_type].rules]
     if kind.profile is not None:

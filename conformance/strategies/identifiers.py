@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cache
 from itertools import product
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -95,7 +96,7 @@ def _any_namespace_lists(contract: Contract, profile_names: set[str]) -> bool:
 
 
 def admissible(
-    namespaces: Sequence[Namespace], specs: Collection[dict], applied: Collection[Profile]
+    namespaces: Sequence[Namespace], specs: Collection[Mapping[str, Any]], applied: Collection[Profile]
 ) -> tuple[Namespace, ...]:
     """The namespaces the identifier rules at one path let through."""
     allowed = list(namespaces)
@@ -108,7 +109,7 @@ def admissible(
     return tuple(allowed)
 
 
-def foreign_allowed(specs: Collection[dict]) -> bool:
+def foreign_allowed(specs: Collection[Mapping[str, Any]]) -> bool:
     """Whether a system outside the contract's namespaces (an industry registry) may be used."""
     return not any(spec["rule"] == "installation-identifier" and spec.get("mustBeInstallation") for spec in specs)
 

@@ -20,7 +20,7 @@ from profiles.installation import INSTALLATION_OID_ARC
 MAX_TEXT = 16
 MAX_ITEMS = 2
 
-_TEXT_CHARACTERS = st.characters(codec="utf-8", exclude_categories=("Cs",))
+_TEXT_CHARACTERS = st.characters(codec="utf-8", exclude_categories=["Cs"])
 _ALPHANUMERIC = string.ascii_letters + string.digits
 
 

@@ -5,6 +5,7 @@ instead of the public key, a run time not in UTC, no reportId."""
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from typing import Any
 
 from hypothesis import strategies as st
@@ -15,10 +16,11 @@ from conformance.strategies.kinds import PayloadKind
 from profiles import Contract
 
 
-def _operation(contract: Contract, kind: PayloadKind, payload: dict) -> dict[str, Any] | None:
+def _operation(contract: Contract, kind: PayloadKind, payload: dict) -> Mapping[str, Any] | None:
+    report_id = payload.get("reportId")
     if kind.resource_type != "ReportOrder" or not isinstance(payload.get("parameters"), dict):
         return None
-    return contract.operations.get(payload.get("reportId"))
+    return contract.operations.get(report_id) if isinstance(report_id, str) else None
 
 
 def _integer_parameters(contract: Contract, kind: PayloadKind, payload: dict, bound: str | None = None) -> list:

@@ -83,7 +83,8 @@ def report_parameters(
     """The `parameters` of an order of `operation`: its required ones, maybe its optional ones, maybe
     more keys (the dictionary is open)."""
     chosen = dict(overrides or {})
-    required, optional = {}, {}
+    required: dict[str, st.SearchStrategy[str]] = {}
+    optional: dict[str, st.SearchStrategy[str]] = {}
     for definition in operation["parameter"]:
         name = definition["name"]
         values = chosen.get(name, parameter_values(definition))

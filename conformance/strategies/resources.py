@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from hypothesis import strategies as st
@@ -71,6 +71,8 @@ class _Plan:
     contract: Contract
     index: SchemaIndex
     resource_type: str
+    schema_name: str
+    """The schema file of the resource type, without .schema.json."""
     profiles: tuple[Profile, ...]
     context: str
     rules: Mapping[str, Specs]
@@ -117,8 +119,10 @@ def payloads(
     """Payloads of `resource_type` (of `profile`, if given) with no error in `context`."""
     if resource_type not in contract.resources:
         raise ValueError(f"{resource_type!r} is not a resource type of the contract")
-    if contract.resources[resource_type].schema is None:
+    schema = contract.resources[resource_type].schema
+    if schema is None:
         raise ValueError(f"{resource_type} has no schema to draw payloads from")
+    schema_name = schema.removesuffix(".schema.json")
     policy = identifiers or IdentifierPolicy()
 
     def for_profiles(profiles: tuple[Profile, ...]) -> st.SearchStrategy[dict[str, Any]]:
@@ -126,7 +130,9 @@ def payloads(
         shown = profiles[0] if profiles else None
         # built once per way of showing the profile, not once per example
         documents = [
-            _document(_Plan(contract, schema_index(), resource_type, profiles, context, rules, showing, policy))
+            _document(
+                _Plan(contract, schema_index(), resource_type, schema_name, profiles, context, rules, showing, policy)
+            )
             for showing in showings(shown, context)
         ]
         known = _terminology_resources(contract, resource_type, profiles)
@@ -153,7 +159,7 @@ def _terminology_resources(contract: Contract, resource_type: str, profiles: tup
 
 
 def _document(plan: _Plan) -> st.SearchStrategy[dict[str, Any]]:
-    root = plan.index.root(plan.contract.resources[plan.resource_type].schema.removesuffix(".schema.json"))
+    root = plan.index.root(plan.schema_name)
     overrides: dict[str, st.SearchStrategy] = {}
     required = set()
     properties = plan.index.object_view(root).properties
@@ -177,7 +183,7 @@ def _document(plan: _Plan) -> st.SearchStrategy[dict[str, Any]]:
     for spec in plan.specs(()):
         adjust = _DOCUMENT_RULES.get(spec["rule"])
         if adjust is not None:
-            document = document.map(lambda payload, adjust=adjust: adjust(plan.contract, payload))
+            document = document.map(partial(adjust, plan.contract))
     return document
 
 
@@ -232,7 +238,7 @@ def _drawn(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
         return st.sampled_from(enum)
     branches = index.keyword(node, "anyOf")
     if branches is not None:
-        base = next(part.base for part in index.chain(node) if "anyOf" in part.schema)
+        base = next(part.base for part in index.chain(node) if "anyOf" in part.keywords)
         return st.one_of([_value(plan, Node(branch, base), path) for branch in branches])
     types = json_types(index, node)
     if types is None:
@@ -316,7 +322,7 @@ def _codeable_concept(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[
 
 
 def _coding(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
-    bindings = [b for b in bindings_from(plan.contract, plan.specs(path)) if b.value_set is not None]
+    bindings = bindings_from(plan.contract, plan.specs(path))
     if bindings:
         return st.one_of([coding_in(b.value_set) for b in bindings])
     return free_coding(plan.contract)

@@ -53,6 +53,11 @@ class Node:
     schema: Schema
     base: str
 
+    @property
+    def keywords(self) -> Mapping[str, Any]:
+        """The keywords of the node (a boolean schema has none)."""
+        return self.schema if isinstance(self.schema, Mapping) else {}
+
 
 @dataclass
 class ObjectView:
@@ -191,7 +196,8 @@ def features(name: str) -> frozenset[str]:
                 found.add(FORBIDDEN_MEMBER)
             visit(Node(member, node.base))
         for keyword in ("items", "additionalProperties"):
-            visit(Node(node.schema.get(keyword), node.base))
+            if keyword in node.schema:
+                visit(Node(node.schema[keyword], node.base))
         for branch in node.schema.get("anyOf", ()):
             visit(Node(branch, node.base))
 

@@ -4,8 +4,9 @@ gets codes of its set in its system, and any other coding comes from a system no
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -18,18 +19,20 @@ Coding = tuple[str, str]
 
 @dataclass(frozen=True)
 class Binding:
-    """A binding rule of an element: the value set (None when the terminology lacks it) and its strength."""
+    """A binding rule of an element: its value set and its strength."""
 
-    value_set: ValueSetIndex | None
+    value_set: ValueSetIndex
     strength: str
 
 
-def bindings_from(contract: Contract, specs: Collection[dict]) -> tuple[Binding, ...]:
-    return tuple(
-        Binding(contract.value_sets.get(spec["valueSet"]), spec["strength"])
-        for spec in specs
-        if spec["rule"] == "binding"
-    )
+def bindings_from(contract: Contract, specs: Collection[Mapping[str, Any]]) -> tuple[Binding, ...]:
+    """The binding rules of `specs` whose value set the terminology holds: one it lacks gives nothing to draw."""
+    found = []
+    for spec in specs:
+        value_set = contract.value_sets.get(spec["valueSet"]) if spec["rule"] == "binding" else None
+        if value_set is not None:
+            found.append(Binding(value_set, spec["strength"]))
+    return tuple(found)
 
 
 def codes_in(value_set: ValueSetIndex, system: str, excluded: Collection[Coding] = ()) -> st.SearchStrategy[str]:
@@ -101,11 +104,10 @@ def concept(
     contract: Contract, bindings: Collection[Binding] = (), *, excluded: Collection[Coding] = ()
 ) -> st.SearchStrategy[dict]:
     """A CodeableConcept that satisfies every binding of its element; codings in `excluded` never appear."""
-    known = [b for b in bindings if b.value_set is not None]
-    required = [coding_in(b.value_set, excluded) for b in known if b.strength == "required"]
-    bound_systems = {system for b in known for system in b.value_set.systems}
+    required = [coding_in(b.value_set, excluded) for b in bindings if b.strength == "required"]
+    bound_systems = {system for b in bindings for system in b.value_set.systems}
     # a required set gives exactly one coding: two codes of one required set would contradict each other
-    choices = [coding_in(b.value_set, excluded) for b in known if b.strength != "required"]
+    choices = [coding_in(b.value_set, excluded) for b in bindings if b.strength != "required"]
     choices.append(free_coding(contract, avoid_systems=bound_systems, excluded=excluded))
     extra = st.lists(st.one_of(choices), max_size=MAX_ITEMS)
     codings = st.tuples(st.tuples(*required), extra).flatmap(lambda parts: st.permutations([*parts[0], *parts[1]]))
@@ -115,10 +117,9 @@ def concept(
 
 def bare_code(contract: Contract, bindings: Collection[Binding]) -> st.SearchStrategy[str]:
     """A code written without its system (as in `attribute[].code`), good for every binding."""
-    known = [b for b in bindings if b.value_set is not None]
-    required = [b.value_set for b in known if b.strength == "required"]
+    required = [b.value_set for b in bindings if b.strength == "required"]
     finite = sorted(
-        {code for b in known for codes in b.value_set.systems.values() if codes is not None for code in codes}
+        {code for b in bindings for codes in b.value_set.systems.values() if codes is not None for code in codes}
     )
     if required:  # the code must be in every required set; a set that takes any code of a system takes it
         candidates = st.sampled_from(finite) | tokens() if finite else tokens()
