@@ -91,10 +91,12 @@ def run_deviation(
     except subprocess.TimeoutExpired:
         return Outcome(deviation, BROKEN, seconds=timeout, detail=f"no verdict within {timeout:.0f} s")
     seconds = time.monotonic() - started
-    if done.returncode not in (0, 1, 3):  # a focused run of a fault is incomplete (3) when it is not killed
+    written = report_dir / "certification.json"
+    # a focused run of a fault is incomplete (3) when it is not killed; exit 1 without the document is a crash
+    if done.returncode not in (0, 1, 3) or not written.is_file():
         lines = (done.stderr or done.stdout).strip().splitlines()
         return Outcome(deviation, BROKEN, seconds=seconds, detail=lines[-1] if lines else f"exit {done.returncode}")
-    certification = json.loads((report_dir / "certification.json").read_text(encoding="utf-8"))
+    certification = json.loads(written.read_text(encoding="utf-8"))
     failed = list(certification["summary"]["failed_must"])
     causes = len(certification["summary"].get("causes", []))
     if deviation.kind == FAULT:

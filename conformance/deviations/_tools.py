@@ -1,4 +1,4 @@
-"""What deviations are made of: middlewares that rewrite a request or an answer, and startup steps."""
+"""What deviations are made of: middlewares that rewrite a request or an answer, startup steps, write hooks."""
 
 from __future__ import annotations
 

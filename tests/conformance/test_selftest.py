@@ -12,9 +12,10 @@ import sys
 import pytest
 from project_paths import ROOT
 
+from conformance import selftest
 from conformance.deviations import FAULT, VARIANT, catalogue, lookup
 from conformance.requirements import load_catalogue
-from conformance.selftest import KILLED, PASSED, run_deviation, run_selftest
+from conformance.selftest import BROKEN, KILLED, PASSED, run_deviation, run_selftest
 
 DEVIATIONS = catalogue()
 FAULTS = [d for d in DEVIATIONS if d.kind == FAULT]
@@ -66,6 +67,16 @@ def test_a_server_without_deviations_never_imports_them():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == "False"
+
+
+def test_a_certification_that_crashes_is_a_run_that_failed_not_a_verdict(tmp_path, monkeypatch):
+    """Exit 1 is a non-conformant verdict only with its certification.json: a traceback exits 1 too."""
+    crashed = subprocess.CompletedProcess(
+        [], 1, stdout="", stderr="Traceback (most recent call last):\nImportError: x\n"
+    )
+    monkeypatch.setattr(selftest.subprocess, "run", lambda *arguments, **options: crashed)
+    outcome = run_deviation(FAULTS[0], focused=True, examples=0, seed=1, workdir=tmp_path)
+    assert (outcome.result, outcome.detail) == (BROKEN, "ImportError: x")
 
 
 def test_a_variant_s_data_entries_reach_the_embedded_target_description():
