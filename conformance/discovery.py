@@ -143,7 +143,9 @@ def derive(served: dict[str, list[dict[str, Any]]]) -> Discovery:
         kinds = {group for name in profiles for group in groups.get(name, ())}
         _identified(evidence, PARTIES, party, kinds.pop() if len(kinds) == 1 else None, profiles)
     for path, (_, key) in READS.items():
-        for item in served.get(path, []) if key is not None else []:
+        if key is None:
+            continue
+        for item in served.get(path, []):
             _identified(evidence, path, item, (key,))
     for path, items in served.items():
         for item in items:
@@ -206,8 +208,8 @@ def _bases(example: Contract, served: dict[str, list[dict[str, Any]]], found: Di
     defined = {p.canonical_url.removeprefix(example_vocabulary) for p in example.profiles.values() if p.canonical_url}
     listed: dict[str, list[str]] = {}
     for item in served.get(VALUE_SETS, []):
-        if (base := _base_of(item.get("url"), defined)) is not None:
-            _add(listed, base, f"GET {VALUE_SETS} (implementation-defined value sets)")
+        if (listed_base := _base_of(item.get("url"), defined)) is not None:
+            _add(listed, listed_base, f"GET {VALUE_SETS} (implementation-defined value sets)")
     if listed:
         found.settle("vocab_url", listed, "the implementation-defined value sets lie under more than one base")
         return
@@ -220,8 +222,8 @@ def _bases(example: Contract, served: dict[str, list[dict[str, Any]]], found: Di
     for path, items in served.items():
         for item in items:
             for system, _ in codings(item):
-                if (base := _base_of(system, named)) is not None:
-                    _add(coded, base, f"GET {path} (coding systems)")
+                if (coded_base := _base_of(system, named)) is not None:
+                    _add(coded, coded_base, f"GET {path} (coding systems)")
     found.settle("vocab_url", coded, "coding systems of the contract's vocabularies lie under more than one base")
 
 
@@ -254,8 +256,8 @@ def _naming_systems(
         if len(named) == 1 and len(uris) == 1:
             key, system = named.pop(), uris.pop()
             source = f"GET {NAMING_SYSTEMS} (key {key})"
-            if (arcs := installation_arcs(system)) is not None:
-                _add(evidence.named.setdefault(arcs, {}), key, source)
+            if (named_arcs := installation_arcs(system)) is not None:
+                _add(evidence.named.setdefault(named_arcs, {}), key, source)
             elif key in by_registry_key:
                 _add(registries.setdefault(by_registry_key[key], {}), system, source)
         flag = _reference_key(own)

@@ -41,7 +41,8 @@ def _only_this_machine(host: str) -> bool:
 
 def _addresses(host: str) -> set[str]:
     try:
-        return {info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)}
+        # the address is text for IPv4 and IPv6 (the int of typeshed's union is for other families)
+        return {str(info[4][0]) for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)}
     except (OSError, UnicodeError):
         return set()
 

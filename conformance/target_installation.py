@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from conformance.discovery import discover, published_namespaces
 from conformance.settings import DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
@@ -34,7 +34,7 @@ def target_installation(
     """The contract for `target`'s installation, its answers read within `timeout` seconds and `max_answer_size`
     bytes each. ConfigError: the description's [installation] cannot be used; UndecidedInstallation: a value it
     leaves out cannot be told from the target."""
-    bounds = {"timeout": timeout, "max_answer_size": max_answer_size}
+    bounds = _Bounds(timeout=timeout, max_answer_size=max_answer_size)
     example = load_installation(None)
     names = [*example.values, *(f"namespaces.{key}" for key in example.namespace_keys)]
     given = declared_names(target.config_path)
@@ -87,7 +87,14 @@ def _described(target: Target) -> dict[str, Any]:
     return {"installation": {**installation, "namespaces": dict(installation.get("namespaces", {}))}}
 
 
-def _with_published(contract: Contract, target: Target, bounds: dict[str, Any]) -> Contract:
+class _Bounds(TypedDict):
+    """What each read of the target may take (seconds, bytes), as discover() and published_namespaces() ask."""
+
+    timeout: float
+    max_answer_size: int
+
+
+def _with_published(contract: Contract, target: Target, bounds: _Bounds) -> Contract:
     """More namespaces of a kind the target publishes (a second inbox) beside those of the installation."""
     published = published_namespaces(contract, target.base_url, token=target.token, **bounds)
     return contract.with_namespaces(published)

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 from conformance.cli.common import add_answer_bounds
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue
@@ -150,6 +151,16 @@ def run_trace(args: argparse.Namespace) -> int:
     return 0
 
 
+class _RequirementRow(TypedDict):
+    """A row of `eris requirements`: the catalogue's requirement and the tests citing it."""
+
+    id: str
+    level: str
+    section: str
+    text: str
+    tests: list[str]
+
+
 def run_requirements(args: argparse.Namespace) -> int:
     if args.trace:
         return run_trace(args)
@@ -159,7 +170,7 @@ def run_requirements(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"eris: {error}", file=sys.stderr)
         return 2
-    rows = [
+    rows: list[_RequirementRow] = [
         {
             "id": r.id,
             "level": r.level,

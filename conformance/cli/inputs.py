@@ -126,8 +126,8 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
     source = str(path)
     try:
         if path.suffix.lower() in NDJSON_SUFFIXES:
-            with path.open("rb") as handle:
-                yield from ndjson_payloads(source, _without_bom(handle))
+            with path.open("rb") as lines:
+                yield from ndjson_payloads(source, _without_bom(lines))
             return
         handle = path.open(encoding="utf-8", newline="")
     except UnicodeDecodeError as error:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from conformance.cli.checking import Checked
 from conformance.cli.inputs import json_files
+from profiles.issues import Issue
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -80,5 +81,5 @@ class ValidateProgress:
             self._progress = None
 
 
-def _has_error(issues: list) -> bool:  # type: ignore[type-arg]
+def _has_error(issues: list[Issue]) -> bool:
     return any(issue.is_error for issue in issues)
