@@ -4,7 +4,7 @@ findings of a test that judges several requirements apart."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = [
     "TO_EXERCISE",
@@ -98,5 +98,14 @@ class Findings:
     def check(self) -> None:
         __tracebackhide__ = True
         if self.found:
-            lines = [f"{requirement_id}: {message}" for requirement_id, message in self.summary().items()]
-            raise FindingsFailed("\n".join(lines))
+            raise self._failed()
+
+    def fail(self, requirement_id: str, message: str) -> NoReturn:
+        """`add`, then stop the test: it fails through what it recorded (this and any finding before)."""
+        __tracebackhide__ = True
+        self.add(requirement_id, message)
+        raise self._failed()
+
+    def _failed(self) -> FindingsFailed:
+        lines = [f"{requirement_id}: {message}" for requirement_id, message in self.summary().items()]
+        return FindingsFailed("\n".join(lines))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import httpx
 import pytest
@@ -32,8 +32,16 @@ from conformance.outcomes import TO_EXERCISE, Blocked, Findings, FindingsFailed,
 from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_cut_answer, exchange_of_response
+from profiles import Contract
 from profiles.limits import LIMITS
 from profiles.openapi_index import list_read, list_reads
+
+if TYPE_CHECKING:  # imported where the fixtures are made: a run that needs neither does not pay for them
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from profiles.validator import Validator
+    from reports.receipts import Delivery
+    from reports.receiver import Receiver
 
 __all__ = [
     "OUTCOMES",
@@ -41,6 +49,7 @@ __all__ = [
     "Findings",
     "PropertyBudget",
     "SuiteCouldNotSend",
+    "SuiteReceiver",
     "TestOutcome",
     "not_exercised",
     "run_stop_reason",
@@ -184,7 +193,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     wanted = set(config.getoption("eris_requirement") or ())
     if not wanted:
         return
-    selected, deselected = [], []
+    selected: list[pytest.Item] = []
+    deselected: list[pytest.Item] = []
     for item in items:
         cited = {i for marker in item.iter_markers("requirement") for i in marker.args}
         (selected if cited & wanted else deselected).append(item)
@@ -207,7 +217,7 @@ def target(pytestconfig: pytest.Config) -> Target:
 
 
 @pytest.fixture(scope="session")
-def contract(target: Target, pytestconfig: pytest.Config) -> Any:
+def contract(target: Target, pytestconfig: pytest.Config) -> Contract:
     """The contract for the target's installation: the description's [installation], what it leaves out read
     from the target (conformance/target_installation.py), and more namespaces of a kind the target publishes."""
     from conformance.discovery import TargetStoppedAnswering
@@ -241,7 +251,7 @@ def _tell_once(config: pytest.Config, lines: tuple[str, ...]) -> None:
 
 
 @pytest.fixture(scope="session")
-def validator(contract: Any) -> Any:
+def validator(contract: Contract) -> Validator:
     from profiles.validator import Validator
 
     return Validator(contract)
@@ -271,7 +281,7 @@ class Api:
     def __init__(
         self,
         target: Target,
-        validator: Any,
+        validator: Validator,
         traffic: Traffic,
         *,
         bounds: Bounds | None = None,
@@ -570,7 +580,7 @@ def bounds_of(config: pytest.Config) -> Bounds:
 
 
 @pytest.fixture(scope="session")
-def api(target: Target, validator: Any, request: pytest.FixtureRequest) -> Iterator[Api]:
+def api(target: Target, validator: Validator, request: pytest.FixtureRequest) -> Iterator[Api]:
     config = request.config
     session = request.session
     client = Api(
@@ -595,7 +605,7 @@ def api(target: Target, validator: Any, request: pytest.FixtureRequest) -> Itera
 class _RecordedReceiver:
     """Moves the receiver's inbound exchanges into the run's traffic as tests finish."""
 
-    def __init__(self, receiver: Any, traffic: Traffic) -> None:
+    def __init__(self, receiver: Receiver, traffic: Traffic) -> None:
         self.receiver = receiver
         self.traffic = traffic
         self.seen = 0
@@ -626,7 +636,7 @@ RECEIVER_EXERCISE = (
 
 
 @pytest.fixture(scope="session")
-def receiver(target: Target, pytestconfig: pytest.Config) -> Iterator[Any]:
+def receiver(target: Target, pytestconfig: pytest.Config) -> Iterator[SuiteReceiver]:
     from reports.receiver import Receiver
 
     settings = target.receiver
@@ -643,21 +653,51 @@ def receiver(target: Target, pytestconfig: pytest.Config) -> Iterator[Any]:
     started.stop()
 
 
+class SuiteReceiver(Protocol):
+    """The `receiver` fixture as the tests use it: a reports.receiver.Receiver, or one the target cannot reach
+    (whose waits skip the test as not exercised)."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def notification_url(self) -> str: ...
+
+    def delivery_url(self, name: str) -> str: ...
+
+    def notifications(self) -> list[dict[str, Any]]: ...
+
+    def wait_for_delivery(self, name: str, timeout: float) -> Delivery: ...
+
+    def wait_for_notification(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]: ...
+
+
 class _UnreachableReceiver:
     """The receiver, at an address the target cannot reach: an order still names it (a refusal needs no delivery),
     but a wait for what the target sends there is not exercised, never the target's failure."""
 
-    def __init__(self, receiver: Any, reason: str) -> None:
+    def __init__(self, receiver: Receiver, reason: str) -> None:
         self._receiver = receiver
         self._reason = reason
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._receiver, name)
+    @property
+    def url(self) -> str:
+        return self._receiver.url
 
-    def wait_for_delivery(self, name: str, timeout: float) -> Any:
+    @property
+    def notification_url(self) -> str:
+        return self._receiver.notification_url
+
+    def delivery_url(self, name: str) -> str:
+        return self._receiver.delivery_url(name)
+
+    def notifications(self) -> list[dict[str, Any]]:
+        return self._receiver.notifications()
+
+    def wait_for_delivery(self, name: str, timeout: float) -> NoReturn:
         not_exercised(self._reason, exercise=RECEIVER_EXERCISE)
 
-    def wait_for_notification(self, predicate: Any, timeout: float) -> Any:
+    def wait_for_notification(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> NoReturn:
         not_exercised(self._reason, exercise=RECEIVER_EXERCISE)
 
 
@@ -737,7 +777,7 @@ def key_pairs(pytestconfig: pytest.Config) -> KeyPairs:
 
 
 @pytest.fixture
-def report_key(key_pairs: KeyPairs) -> Any:
+def report_key(key_pairs: KeyPairs) -> rsa.RSAPrivateKey:
     """A fresh RSA-4096 key pair: the contract asks for a new pair for each order."""
     return key_pairs.take()
 
@@ -788,7 +828,8 @@ class _OutcomeCollector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = self.outcomes.setdefault(report.nodeid, TestOutcome(report.nodeid))
-        properties = dict(report.user_properties)
+        # plain data, as pytest_runtest_makereport wrote it (and pytest-xdist carried it to this process)
+        properties: dict[str, Any] = dict(report.user_properties)
         if STOP_PROPERTY in properties:
             self.config.stash.setdefault(RUN_STOP, properties[STOP_PROPERTY])
         outcome.requirements = sorted(set(outcome.requirements) | set(properties.get(REQUIREMENTS_PROPERTY, [])))
