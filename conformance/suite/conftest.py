@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from conformance.plugin import Api
 from conformance.suite.support.discovery import Discovery
+from profiles import Contract
+from profiles.validator import Validator
 
 
 @pytest.fixture(scope="module")
-def discovery(api: Any, contract: Any, validator: Any) -> Discovery:
+def discovery(api: Api, contract: Contract, validator: Validator) -> Discovery:
     """The target's data, discovered through its reads, once a test module."""
     return Discovery(api, contract, validator)

@@ -8,10 +8,12 @@ import json
 import httpx
 import pytest
 
-from conformance.outcomes import Findings, TestOutcome
+from conformance.outcomes import Findings, FindingsFailed, TestOutcome
 from conformance.suite.support.filters import Filter, matches
 from conformance.suite.support.orders import assert_refused_as_client_fault
+from conformance.suite.support.writes import codes
 from conformance.suite.support.reads import (
+    as_object,
     codings,
     identifiers,
     names_parameter,
@@ -105,6 +107,19 @@ def test_element_access_takes_what_is_well_formed_and_ignores_the_rest():
     assert reference_identifiers([ITEM["party"], {"reference": "Party/1"}]) == [("nip", "7251801126")]
 
 
+def test_codes_are_the_text_codes_of_a_concept_whatever_else_its_codings_hold():
+    # a coding without a text code adds none: sorted() over the codes, and a PATCH sending one back, need text
+    concept = {"coding": [{"system": "s", "code": "active"}, {"system": "s"}, {"system": "s", "code": 7}, "x"]}
+    assert codes(concept) == codes(concept, "s") == {"active"}
+    assert codes(concept, "other") == set()
+    assert codes(["not", "a", "concept"]) == set()
+
+
+def test_a_member_in_another_shape_than_an_object_holds_nothing():
+    assert as_object({"type": "Party"}) == {"type": "Party"}
+    assert as_object(["Party"]) == as_object(None) == as_object("Party") == {}
+
+
 @pytest.mark.parametrize(
     ("flt", "value", "expected"),
     [
@@ -150,6 +165,14 @@ def test_a_test_with_findings_fails_only_the_requirements_it_names():
     assert outcome.message_for("ERIS-READ-002") == "count ignored (and 1 more findings)"
     with pytest.raises(AssertionError, match="ERIS-READ-002: count ignored"):
         findings.check()
+
+
+def test_a_failing_finding_stops_the_test_with_every_finding_before_it():
+    findings = Findings()
+    findings.add("ERIS-READ-001", "first")
+    with pytest.raises(FindingsFailed) as stopped:
+        findings.fail("ERIS-READ-002", "second")
+    assert str(stopped.value) == "ERIS-READ-001: first\nERIS-READ-002: second"
 
 
 def test_a_failed_test_without_findings_fails_every_requirement_it_cites():

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conformance.outcomes import data_served
-from conformance.plugin import not_exercised
+from conformance.plugin import Findings, not_exercised
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.filters import FILTERS, check_filter_for
 from conformance.suite.support.reads import (
@@ -50,7 +50,7 @@ def _case(path: str, parameter: str, mark: Any) -> Any:
     ],
 )
 def test_an_access_filter_value_taken_from_an_item_finds_it_and_only_matching_items(
-    discovery: Discovery, read: ListRead, flt: Any, breaks: str, findings: Any
+    discovery: Discovery, read: ListRead, flt: Any, breaks: str, findings: Findings
 ) -> None:
     check_filter_for(discovery, read, flt, findings, breaks)
 
@@ -74,7 +74,7 @@ def test_the_assignments_of_one_holder(discovery: Discovery) -> None:
         found = discovery.api.read_all(GRANTS, {"assignedTo": token(*holder)})
         theirs = {g.get("id") for g in grants if holder in reference_identifiers(g.get("assignedTo"))}
         missing = theirs - set(ids(found))
-        assert not missing, f"{shown} left out assignments of that holder: {sorted(missing)}"
+        assert not missing, f"{shown} left out assignments of that holder: {sorted(missing, key=str)}"
         wrong = [
             g.get("id")
             for g in found
@@ -113,7 +113,7 @@ def test_who_holds_a_capability_over_a_person(discovery: Discovery) -> None:
             g.get("id") for g in grants if person in scopes_of[g.get("id")] and capability in granted_of[g.get("id")]
         }
         missing = holding - set(ids(found))
-        assert not missing, f"{shown} left out assignments that grant it over that person: {sorted(missing)}"
+        assert not missing, f"{shown} left out assignments that grant it over that person: {sorted(missing, key=str)}"
         wrong = [
             g.get("id")
             for g in found

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import not_exercised
+from conformance.plugin import Api, Findings, not_exercised
 from conformance.suite.support.reads import string_attributes
 from conformance.suite.support.writes import (
     codes,
@@ -27,15 +27,17 @@ from conformance.suite.support.writes import (
     token,
     vocab,
 )
+from conformance.target import Target
+from profiles import Contract
 
 DOCUMENTS = "/v1/document-references"
 
 
-def _documents(api: Any, **params: Any) -> list[dict[str, Any]]:
+def _documents(api: Api, **params: Any) -> list[dict[str, Any]]:
     return api.read_all(DOCUMENTS, params, resource_type="DocumentReference")
 
 
-def _keyed(contract: Any, documents: list[dict[str, Any]]) -> list[tuple[tuple[str, str], dict[str, Any]]]:
+def _keyed(contract: Contract, documents: list[dict[str, Any]]) -> list[tuple[tuple[str, str], dict[str, Any]]]:
     systems = namespace_systems(contract, "document-reference")
     return [(found[0], d) for d in documents if (found := identifiers(d, systems))]
 
@@ -44,7 +46,7 @@ def _ids(items: list[dict[str, Any]]) -> list[Any]:
     return [item.get("id") for item in items]
 
 
-def _of_profile(api: Any, contract: Any, profile: str) -> list[dict[str, Any]]:
+def _of_profile(api: Api, contract: Contract, profile: str) -> list[dict[str, Any]]:
     return _documents(api, profile=profile_url(contract, profile))
 
 
@@ -53,7 +55,7 @@ def _of_profile(api: Any, contract: Any, profile: str) -> list[dict[str, Any]]:
 
 @pytest.mark.requirement("ERIS-DOC-004", "ERIS-DOC-002", "ERIS-READ-001")
 @pytest.mark.parametrize("profile", ["HrInboxDocument", "WarehouseDocument"])
-def test_document_references_read_by_profile(api: Any, contract: Any, profile: str) -> None:
+def test_document_references_read_by_profile(api: Api, contract: Contract, profile: str) -> None:
     items = _of_profile(api, contract, profile)
     if not items:
         not_exercised(
@@ -68,7 +70,7 @@ def test_document_references_read_by_profile(api: Any, contract: Any, profile: s
 
 
 @pytest.mark.requirement("ERIS-DOC-004", "ERIS-READ-001")
-def test_document_references_read_by_identifier(api: Any, contract: Any) -> None:
+def test_document_references_read_by_identifier(api: Api, contract: Contract) -> None:
     keyed = _keyed(contract, _documents(api))
     if not keyed:
         not_exercised(
@@ -84,7 +86,7 @@ def test_document_references_read_by_identifier(api: Any, contract: Any) -> None
 
 
 @pytest.mark.requirement("ERIS-DOC-004", "ERIS-BASE-003")
-def test_document_references_read_by_external_system_name_and_other_attributes(api: Any) -> None:
+def test_document_references_read_by_external_system_name_and_other_attributes(api: Api) -> None:
     documents = _documents(api)
     pairs = {pair for d in documents for pair in string_attributes(d)}
     if not pairs:
@@ -107,7 +109,7 @@ def _has_attribute(document: dict[str, Any], code: str, value: str) -> bool:
 
 @pytest.mark.requirement("ERIS-DOC-004", "ERIS-FILTER-002")
 @pytest.mark.parametrize("vocabulary", ["hr/document-type", "warehouse/document-type"])
-def test_document_references_read_by_type(api: Any, contract: Any, vocabulary: str) -> None:
+def test_document_references_read_by_type(api: Api, contract: Contract, vocabulary: str) -> None:
     system = f"{vocab(contract)}/{vocabulary}"
     documents = _documents(api)
     typed = [(d, code) for d in documents for code in sorted(codes(d.get("type"), system))]
@@ -124,7 +126,7 @@ def test_document_references_read_by_type(api: Any, contract: Any, vocabulary: s
 
 
 @pytest.mark.requirement("ERIS-DOC-004")
-def test_document_references_read_by_participant(api: Any, contract: Any) -> None:
+def test_document_references_read_by_participant(api: Api, contract: Contract) -> None:
     internal = installation_systems(contract)
     documents = _documents(api)
     named = [
@@ -149,7 +151,7 @@ def test_document_references_read_by_participant(api: Any, contract: Any) -> Non
 # -- POST of an HR inbox document ----------------------------------------------------------------------------
 
 
-def _hr_inbox_body(api: Any, contract: Any) -> dict[str, Any]:
+def _hr_inbox_body(api: Api, contract: Contract) -> dict[str, Any]:
     """An HrInboxDocument with the namespace and no value (as the contract recommends), a type and a
     participant taken from the target's HR inbox documents when it has some, and a PDF attachment."""
     profile = contract.profiles["HrInboxDocument"]
@@ -189,7 +191,7 @@ def _hr_inbox_body(api: Any, contract: Any) -> dict[str, Any]:
 
 @pytest.mark.requirement("ERIS-DOC-005", "ERIS-DOC-W-002", "ERIS-ERR-202", "ERIS-WRITE-001")
 def test_post_of_an_hr_inbox_document_answers_a_message_or_the_source_systems_422(
-    api: Any, contract: Any, findings: Any
+    api: Api, contract: Contract, findings: Findings
 ) -> None:
     body = _hr_inbox_body(api, contract)
     api.assert_valid(body, "DocumentReference", where="the suite's HrInboxDocument body", context="write")
@@ -223,7 +225,7 @@ ANY_CODE = "eris-conformance-check"
 the shared terminology accepts "any code of this system" (profiles/terminology/warehouse/document-status.json)."""
 
 
-def _published_coding(api: Any, url: str) -> dict[str, str]:
+def _published_coding(api: Api, url: str) -> dict[str, str]:
     """The first concept of the value set `url` the target serves, as a Coding; a code of the suite's own in the
     set's system when the set names none (or is not served)."""
     response = api.get("/v1/value-sets", {"url": url})
@@ -242,14 +244,16 @@ def _published_coding(api: Any, url: str) -> dict[str, str]:
     return {"system": includes[0]["system"] if includes else url, "code": ANY_CODE}
 
 
-def _identified(api: Any, key: tuple[str, str]) -> list[dict[str, Any]]:
+def _identified(api: Api, key: tuple[str, str]) -> list[dict[str, Any]]:
     items = api.read(DOCUMENTS, {"identifier": token(*key)}, resource_type="DocumentReference")
     return [item for item in items if has_identifier(item, *key)]
 
 
 @pytest.mark.xdist_group("warehouse-document-writes")
 @pytest.mark.requirement("ERIS-DOC-006", "ERIS-DOC-W-001", "ERIS-WRITE-001")
-def test_patch_changes_the_status_of_a_warehouse_document(api: Any, contract: Any, target: Any, findings: Any) -> None:
+def test_patch_changes_the_status_of_a_warehouse_document(
+    api: Api, contract: Contract, target: Target, findings: Findings
+) -> None:
     """A warehouse document listed by GET, its status changed to another one the target uses and put back. The
     contract's GET answers the HR inbox, so where it lists none the document is the one of [data]
     warehouse_document: read by identifier when the target finds it so, else changed blind, with the first
@@ -260,6 +264,7 @@ def test_patch_changes_the_status_of_a_warehouse_document(api: Any, contract: An
         for key, d in _keyed(contract, _of_profile(api, contract, "WarehouseDocument"))
         if codes(d.get("status"), status_system) and d.get("type")
     ]
+    document: dict[str, Any] | None
     if listed:
         key, document = listed[-1]
     else:
@@ -315,14 +320,14 @@ def test_patch_changes_the_status_of_a_warehouse_document(api: Any, contract: An
         shown = _identified(api, key) or [i for i in items or [] if isinstance(i, dict) and has_identifier(i, *key)]
         if document is not None and not shown:
             findings.add("ERIS-DOC-006", f"after PATCH, GET {DOCUMENTS}?identifier={token(*key)} finds no document")
-        for found in shown:
-            if codes(found.get("status"), new["system"]) != {new["code"]}:
+        for now in shown:
+            if codes(now.get("status"), new["system"]) != {new["code"]}:
                 findings.add(
                     "ERIS-DOC-006",
-                    f"after PATCH the warehouse document {token(*key)} has status {codes(found.get('status'))}, "
+                    f"after PATCH the warehouse document {token(*key)} has status {codes(now.get('status'))}, "
                     f"not {new['code']}",
                 )
-            if codes(found.get("type")) != codes(kind):
+            if codes(now.get("type")) != codes(kind):
                 findings.add("ERIS-DOC-006", f"after PATCH the warehouse document {token(*key)} has not the type sent")
     finally:
         if current is not None and new != current:

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from conformance.outcomes import data_served
-from conformance.plugin import blocked, not_exercised
+from conformance.plugin import Api, Findings, SuiteReceiver, blocked, not_exercised
+from conformance.suite.support.reads import as_object
 from conformance.suite.support.writes import (
     codes,
     contractor_body,
@@ -35,6 +36,8 @@ from conformance.suite.support.writes import (
     unique_name,
     vocab,
 )
+from conformance.target import Target
+from profiles import Contract
 
 RECEIVER_GROUP = pytest.mark.xdist_group("receiver")
 NOTIFIED = (
@@ -63,7 +66,7 @@ BY_LOCATION = {
 
 
 @pytest.fixture
-def pushed(target: Any, request: pytest.FixtureRequest) -> Any:
+def pushed(target: Target, request: pytest.FixtureRequest) -> SuiteReceiver:
     """The receiver, when the target pushes notifications to it."""
     if not target.notifications:
         not_exercised(
@@ -75,7 +78,7 @@ def pushed(target: Any, request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue("receiver")
 
 
-def _names(contract: Any, party: dict[str, Any]) -> Any:
+def _names(contract: Contract, party: dict[str, Any]) -> Any:
     """A predicate: a notification that names `party`, by one of its installation identifiers in
     reference.identifier, or (wrongly, which the checks then report) by its id or one of those identifier
     values anywhere in a reference without a logical identifier."""
@@ -95,7 +98,7 @@ def _names(contract: Any, party: dict[str, Any]) -> Any:
     return names
 
 
-def _of_operation(contract: Any, party: dict[str, Any], operation: str) -> Any:
+def _of_operation(contract: Contract, party: dict[str, Any], operation: str) -> Any:
     """A predicate: a notification naming `party` whose operation is `operation`, or none of the vocabulary's
     (a code outside it is a finding of its own, not a reason to wait for ever)."""
     names = _names(contract, party)
@@ -108,7 +111,7 @@ def _of_operation(contract: Any, party: dict[str, Any], operation: str) -> Any:
     return of_operation
 
 
-def _after_the_create(contract: Any, party: dict[str, Any], created: list[dict[str, Any]]) -> Any:
+def _after_the_create(contract: Contract, party: dict[str, Any], created: list[dict[str, Any]]) -> Any:
     """A predicate for the update's notification: one naming `party` with operation updated (or none of the
     vocabulary's), after the first one naming it with created (or none of the vocabulary's), which is the
     create's and goes to `created`. The receiver shows notifications in the order they arrived."""
@@ -124,7 +127,7 @@ def _after_the_create(contract: Any, party: dict[str, Any], created: list[dict[s
 
 
 def _wait(
-    receiver: Any, target: Any, predicate: Any, what: str, findings: Any, api: Any = None
+    receiver: SuiteReceiver, target: Target, predicate: Any, what: str, findings: Findings, api: Api | None = None
 ) -> dict[str, Any] | None:
     """The first notification `predicate` picks; None when none arrives, recorded against ERIS-EVT-003 when
     notifications of parties did arrive but name identifiers that no read finds, else against ERIS-EVT-001."""
@@ -153,22 +156,28 @@ def _wait(
         return None
 
 
-def _unreadable(api: Any, notifications: list[dict[str, Any]]) -> list[str]:
+def _unreadable(api: Api, notifications: list[dict[str, Any]]) -> list[str]:
     """The identifiers named by Party notifications among `notifications` that GET /v1/parties does not find
     ("To learn the current state the consumer issues a separate read")."""
     found = []
     for notification in notifications[-5:]:
-        reference = notification.get("reference") if isinstance(notification.get("reference"), dict) else {}
-        named = reference.get("identifier") if isinstance(reference.get("identifier"), dict) else {}
+        reference = as_object(notification.get("reference"))
+        named = as_object(reference.get("identifier"))
         system, value = named.get("system"), named.get("value")
-        named_party = reference.get("type") == "Party" and isinstance(system, str) and isinstance(value, str)
-        if named_party and not read_parties(api, system, value):
+        if not (reference.get("type") == "Party" and isinstance(system, str) and isinstance(value, str)):
+            continue
+        if not read_parties(api, system, value):
             found.append(token(system, value))
     return found
 
 
 def _check(
-    api: Any, contract: Any, notification: dict[str, Any], party: dict[str, Any], operation: str, findings: Any
+    api: Api,
+    contract: Contract,
+    notification: dict[str, Any],
+    party: dict[str, Any],
+    operation: str,
+    findings: Findings,
 ) -> tuple[str, str] | None:
     """Record what is wrong with the notification, per requirement; the logical identifier it names (None
     when it names none of the party's installation identifiers)."""
@@ -197,10 +206,10 @@ def _check(
             "ERIS-NOTIF-004",
             f"the Notification of a {operation} party has operation {notification.get('operation')}",
         )
-    reference = notification.get("reference") if isinstance(notification.get("reference"), dict) else {}
+    reference = as_object(notification.get("reference"))
     if reference.get("type") != "Party":
         findings.add("ERIS-NOTIF-005", f"the Notification's reference.type is {reference.get('type')!r}, not Party")
-    named = reference.get("identifier") if isinstance(reference.get("identifier"), dict) else {}
+    named = as_object(reference.get("identifier"))
     key = (named.get("system"), named.get("value"))
     if key not in identifiers(party, installation_systems(contract)):
         findings.add(
@@ -212,7 +221,7 @@ def _check(
     return key
 
 
-def _read_back(api: Any, key: tuple[str, str], party: dict[str, Any], findings: Any) -> dict[str, Any] | None:
+def _read_back(api: Api, key: tuple[str, str], party: dict[str, Any], findings: Findings) -> dict[str, Any] | None:
     """The party read by the notified identifier; recorded against ERIS-EVT-003 when it is not the one."""
     found = read_parties(api, *key)
     if [item.get("id") for item in found] != [party.get("id")]:
@@ -228,7 +237,7 @@ def _read_back(api: Any, key: tuple[str, str], party: dict[str, Any], findings: 
 @RECEIVER_GROUP
 @pytest.mark.requirement(*NOTIFIED)
 def test_a_created_contractor_is_notified_and_reads_back_by_the_notified_identifier(
-    api: Any, contract: Any, target: Any, pushed: Any, findings: Any
+    api: Api, contract: Contract, target: Target, pushed: SuiteReceiver, findings: Findings
 ) -> None:
     _, party = create_contractor(api, contract, unique_name("Powiadomiony"))
     notification = _wait(
@@ -247,7 +256,7 @@ def test_a_created_contractor_is_notified_and_reads_back_by_the_notified_identif
 @RECEIVER_GROUP
 @pytest.mark.requirement(*NOTIFIED)
 def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
-    api: Any, contract: Any, target: Any, pushed: Any, findings: Any
+    api: Api, contract: Contract, target: Target, pushed: SuiteReceiver, findings: Findings
 ) -> None:
     owner = owner_nip_of(api, contract)
     if owner is None:
@@ -295,7 +304,7 @@ def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
 
 
 @pytest.mark.requirement("ERIS-EVT-002")
-def test_there_is_no_get_collection_of_notifications(api: Any) -> None:
+def test_there_is_no_get_collection_of_notifications(api: Api) -> None:
     response = api.get("/v1/notifications")
     assert 400 <= response.status_code < 500, (
         f"GET /v1/notifications answered {response.status_code}: notifications are only pushed"

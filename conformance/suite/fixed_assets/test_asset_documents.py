@@ -16,9 +16,10 @@ import json
 import uuid
 from typing import Any
 
+import httpx
 import pytest
 
-from conformance.plugin import not_exercised
+from conformance.plugin import Api, Findings, not_exercised
 from conformance.suite.support.writes import (
     DOCUMENT_CONTENT,
     FIXED_ASSET_DOCUMENTS,
@@ -34,6 +35,8 @@ from conformance.suite.support.writes import (
     without_workflow,
     workflow_of,
 )
+from conformance.target import Target
+from profiles import Contract
 from profiles.coded import codes_of, same_form
 
 WRITES_GROUP = pytest.mark.xdist_group("fixed-asset-document-writes")
@@ -45,16 +48,16 @@ WITHOUT_CONTENT = "fixed_asset_document_without_content"
 """The [data] entry naming a document without content (conformance.target.DATA_ENTRIES)."""
 
 
-def _documents(api: Any) -> list[dict[str, Any]]:
+def _documents(api: Api) -> list[dict[str, Any]]:
     return api.read_all(FIXED_ASSET_DOCUMENTS, resource_type="FixedAssetDocument")
 
 
-def _document_key(contract: Any, document: dict[str, Any]) -> tuple[str, str] | None:
+def _document_key(contract: Contract, document: dict[str, Any]) -> tuple[str, str] | None:
     found = identifiers(document, namespace_systems(contract, "fixed-asset-document"))
     return found[0] if found else None
 
 
-def _keyed(api: Any, contract: Any) -> list[tuple[tuple[str, str], dict[str, Any]]]:
+def _keyed(api: Api, contract: Contract) -> list[tuple[tuple[str, str], dict[str, Any]]]:
     """(identifier in the FixedAssetDocument.Id namespace, document) of every document listed."""
     return [(key, d) for d in _documents(api) if (key := _document_key(contract, d)) is not None]
 
@@ -68,11 +71,11 @@ def _shows_content(document: dict[str, Any]) -> bool:
     return any(a.get("data") and a.get("contentType") for a in _attachments(document))
 
 
-def _content(api: Any, system: str, value: str, **params: Any) -> Any:
+def _content(api: Api, system: str, value: str, **params: Any) -> httpx.Response:
     return api.get(DOCUMENT_CONTENT, {"identifier": token(system, value), **params})
 
 
-def _holds_content(response: Any) -> bool:
+def _holds_content(response: httpx.Response) -> bool:
     """Whether a $document-content answer is a 200 whose document holds an attachment with data."""
     if response.status_code != 200:
         return False
@@ -82,7 +85,7 @@ def _holds_content(response: Any) -> bool:
         return False
 
 
-def _assert_content(api: Any, response: Any, system: str, value: str) -> dict[str, Any]:
+def _assert_content(api: Api, response: httpx.Response, system: str, value: str) -> dict[str, Any]:
     """A 200 of $document-content: a valid FixedAssetDocument, the one asked for, with exactly one
     attachment holding contentType and base64 data."""
     assert response.status_code == 200, (
@@ -108,7 +111,7 @@ def _assert_content(api: Any, response: Any, system: str, value: str) -> dict[st
     return attachment
 
 
-def _with_content(api: Any, contract: Any) -> list[tuple[tuple[str, str], dict[str, Any]]]:
+def _with_content(api: Api, contract: Contract) -> list[tuple[tuple[str, str], dict[str, Any]]]:
     """(identifier, document) of the documents that have content: shown by their read, else by a
     $document-content that holds it."""
     return [(key, d) for key, d in _keyed(api, contract) if _shows_content(d) or _holds_content(_content(api, *key))]
@@ -127,7 +130,7 @@ def _workflow_attachment(document: dict[str, Any]) -> dict[str, Any]:
     return next(a for a in _attachments(document) if workflow_of(a))
 
 
-def _workflow_document(api: Any, contract: Any) -> tuple[tuple[str, str], dict[str, Any], dict[str, Any]]:
+def _workflow_document(api: Api, contract: Contract) -> tuple[tuple[str, str], dict[str, Any], dict[str, Any]]:
     """A document with content and an attachment carrying workflow data: (identifier, document, its content
     as answered by $document-content). One with a single attachment when there is one (a PATCH of one
     attachment's workflow data then names it beyond doubt); the last one, to keep clear of tests that take
@@ -152,7 +155,7 @@ def _rest(document: dict[str, Any]) -> dict[str, Any]:
     return rest
 
 
-def _restore_workflow(api: Any, key: tuple[str, str], workflow: dict[str, Any], like: Any) -> None:
+def _restore_workflow(api: Api, key: tuple[str, str], workflow: dict[str, Any], like: Any) -> None:
     if workflow:
         body = {
             "resourceType": "FixedAssetDocument",
@@ -165,15 +168,15 @@ def _restore_workflow(api: Any, key: tuple[str, str], workflow: dict[str, Any], 
 
 
 @pytest.mark.requirement("ERIS-ASSET-010", "ERIS-ASSET-001", "ERIS-READ-001")
-def test_fixed_asset_documents_read_by_identifier_owner_and_attribute(api: Any, contract: Any) -> None:
-    documents = [d for d in _documents(api) if _document_key(contract, d) is not None]
+def test_fixed_asset_documents_read_by_identifier_owner_and_attribute(api: Api, contract: Contract) -> None:
+    keyed = [(d, key) for d in _documents(api) if (key := _document_key(contract, d)) is not None]
+    documents = [document for document, _ in keyed]
     if not documents:
         not_exercised(
             f"GET {FIXED_ASSET_DOCUMENTS} lists no document with an identifier in the FixedAssetDocument.Id namespace",
             exercise=f"data served by GET {FIXED_ASSET_DOCUMENTS}: a document with an identifier in that namespace",
         )
-    for document in documents[:10]:
-        system, value = _document_key(contract, document)
+    for document, (system, value) in keyed[:10]:
         assert read_document(api, system, value).get("id") == document.get("id")
     owned = next(
         (
@@ -219,7 +222,7 @@ def test_fixed_asset_documents_read_by_identifier_owner_and_attribute(api: Any, 
 
 
 @pytest.mark.requirement("ERIS-ASSET-011")
-def test_document_content_of_a_document_with_content(api: Any, contract: Any) -> None:
+def test_document_content_of_a_document_with_content(api: Api, contract: Contract) -> None:
     """Every listed document is asked for its content; each that has some answers exactly one attachment, with
     format=blob too and with the owner keeping the register. One whose read shows no content may answer 404."""
     keyed = _keyed(api, contract)
@@ -253,7 +256,7 @@ def test_document_content_of_a_document_with_content(api: Any, contract: Any) ->
 
 @pytest.mark.requirement("ERIS-ERR-201", "ERIS-ASSET-011")
 def test_document_content_of_a_document_without_content_is_a_404(
-    api: Any, contract: Any, target: Any, findings: Any
+    api: Api, contract: Contract, target: Target, findings: Findings
 ) -> None:
     """Every listed document whose read shows no content is asked, until one answers 404; a 200 holding no
     content is the 404 not given. Then the document of [data] fixed_asset_document_without_content."""
@@ -304,7 +307,7 @@ def _marker() -> str:
     return f"eris-check-{uuid.uuid4().hex[:8]}"
 
 
-def _answered_200(response: Any, what: str, requirement: str, findings: Any) -> bool:
+def _answered_200(response: httpx.Response, what: str, requirement: str, findings: Findings) -> bool:
     """Whether a write answered 200; a failure recorded otherwise: another 2xx breaks ERIS-WRITE-001 (the write
     may still have been made, so the test goes on), anything else `requirement` (the test ends)."""
     if response.status_code == 200:
@@ -318,7 +321,9 @@ def _answered_200(response: Any, what: str, requirement: str, findings: Any) -> 
 
 @WRITES_GROUP
 @pytest.mark.requirement("ERIS-ASSET-012", "ERIS-ASSET-003", "ERIS-ASSET-001", "ERIS-WRITE-001")
-def test_patch_of_a_fixed_asset_document_changes_its_workflow_data(api: Any, contract: Any, findings: Any) -> None:
+def test_patch_of_a_fixed_asset_document_changes_its_workflow_data(
+    api: Api, contract: Contract, findings: Findings
+) -> None:
     key, _, content = _workflow_document(api, contract)
     before = read_document(api, *key)
     original = workflow_of(_workflow_attachment(before))
@@ -356,7 +361,7 @@ def test_patch_of_a_fixed_asset_document_changes_its_workflow_data(api: Any, con
 @WRITES_GROUP
 @pytest.mark.requirement("ERIS-ASSET-012", "ERIS-ASSET-001")
 def test_patch_of_a_fixed_asset_document_changes_nothing_but_workflow_data(
-    api: Any, contract: Any, findings: Any
+    api: Api, contract: Contract, findings: Findings
 ) -> None:
     """A body that also names other elements (status, comment, identifier, attachment content, another
     attribute): the contract leaves such a body open (ERIS-ASSET-016), so 200 or a 4xx; either way only
@@ -413,7 +418,7 @@ def test_patch_of_a_fixed_asset_document_changes_nothing_but_workflow_data(
 @WRITES_GROUP
 @pytest.mark.requirement("ERIS-ASSET-013", "ERIS-ASSET-003", "ERIS-ASSET-001", "ERIS-WRITE-001")
 def test_post_writes_the_scan_and_workflow_status_of_a_fixed_asset_document(
-    api: Any, contract: Any, findings: Any
+    api: Api, contract: Contract, findings: Findings
 ) -> None:
     """The scan written is the document's own content (so its content does not change), with a new
     workflow-status; the status is put back afterwards."""

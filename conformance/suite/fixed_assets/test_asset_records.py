@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import not_exercised
+from conformance.plugin import Api, Findings, not_exercised
 from conformance.suite.support.discovery import Discovery
-from conformance.suite.support.reads import list_read
+from conformance.suite.support.reads import as_object, list_read
 from conformance.suite.support.writes import (
     codes,
     has_coding,
@@ -18,6 +18,7 @@ from conformance.suite.support.writes import (
     profile_url,
     vocab,
 )
+from profiles import Contract
 
 ALLOCATIONS = "/v1/fixed-asset-allocations"
 ASSET_REFERENCE_TYPES = {"Location", "CostCenter"}
@@ -29,7 +30,7 @@ DIRECT_FIELDS = {"location", "costCenter", "costcenter", "responsible", "respons
 
 @pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-005", "ERIS-READ-001", "ERIS-BASE-001")
 def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(
-    api: Any, contract: Any, findings: Any
+    api: Api, contract: Contract, findings: Findings
 ) -> None:
     """FixedAsset "Has no direct fields for location, cost center or responsible person"."""
     assets = api.read_all("/v1/fixed-assets", resource_type="FixedAsset")
@@ -46,7 +47,7 @@ def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(
             for reference in value if isinstance(value, list) else [value]:
                 if not isinstance(reference, dict):
                     continue
-                named = reference.get("identifier") if isinstance(reference.get("identifier"), dict) else {}
+                named = as_object(reference.get("identifier"))
                 if reference.get("type") in ASSET_REFERENCE_TYPES or named.get("system") in forbidden:
                     findings.add(
                         "ERIS-ASSET-005",
@@ -57,7 +58,7 @@ def test_fixed_assets_are_served_without_direct_location_cost_center_or_person(
 
 
 @pytest.mark.requirement("ERIS-ASSET-004", "ERIS-ASSET-006", "ERIS-READ-001")
-def test_asset_components_point_to_their_parent_fixed_asset(api: Any, findings: Any) -> None:
+def test_asset_components_point_to_their_parent_fixed_asset(api: Api, findings: Findings) -> None:
     components = api.read_all("/v1/asset-components", resource_type="AssetComponent")
     if not components:
         not_exercised(
@@ -83,7 +84,7 @@ def test_asset_components_point_to_their_parent_fixed_asset(api: Any, findings: 
 
 
 @pytest.mark.requirement("ERIS-ASSET-004", "ERIS-READ-001")
-def test_cost_centers_are_served(api: Any) -> None:
+def test_cost_centers_are_served(api: Api) -> None:
     api.read_all("/v1/cost-centers", resource_type="CostCenter")
 
 
@@ -92,7 +93,7 @@ def test_cost_centers_are_served(api: Any) -> None:
     "path", ["/v1/fixed-assets", "/v1/asset-components", "/v1/fixed-asset-allocations", "/v1/cost-centers"]
 )
 @pytest.mark.parametrize("method", ["POST", "PATCH"])
-def test_fixed_asset_records_are_read_only(api: Any, path: str, method: str) -> None:
+def test_fixed_asset_records_are_read_only(api: Api, path: str, method: str) -> None:
     response = api.request(method, path, json={"resourceType": "FixedAsset", "name": "eris"})
     assert 400 <= response.status_code < 500, f"{method} {path} answered {response.status_code}; it is read-only"
 
@@ -106,7 +107,7 @@ def _of_category(allocation: dict[str, Any], category: str) -> bool:
 
 @pytest.mark.requirement("ERIS-ASSET-007", "ERIS-ASSET-002", "ERIS-ASSET-008", "ERIS-READ-001")
 def test_allocations_are_read_by_category_and_target_served_cost_centers(
-    api: Any, discovery: Discovery, findings: Any
+    api: Api, discovery: Discovery, findings: Findings
 ) -> None:
     """The categories are the target's own: the contract names the dimensions (location, cost center,
     responsible person) but no category code, so they are taken from its value sets (Discovery)."""
@@ -147,7 +148,9 @@ def test_allocations_are_read_by_category_and_target_served_cost_centers(
 
 
 @pytest.mark.requirement("ERIS-ASSET-009", "ERIS-LOC-001", "ERIS-READ-001")
-def test_usage_places_are_locations_of_the_usage_place_category(api: Any, contract: Any, findings: Any) -> None:
+def test_usage_places_are_locations_of_the_usage_place_category(
+    api: Api, contract: Contract, findings: Findings
+) -> None:
     """A location the UsagePlace read answers carries the category usage-place (ERIS-LOC-001) when it claims
     the profile; one that does not claim it is another location the read should have left out (ERIS-ASSET-009)."""
     url = profile_url(contract, "UsagePlace")

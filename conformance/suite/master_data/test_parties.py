@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from conformance.outcomes import data_served
-from conformance.plugin import not_exercised
+from conformance.plugin import Api, Findings, not_exercised
 from conformance.suite.support.writes import (
     claimed_profiles,
     contractor_body,
@@ -35,12 +36,14 @@ from conformance.suite.support.writes import (
     unique_name,
     without_profile,
 )
+from profiles import Contract
+from profiles.validator import Validator
 
 PARTIES = "/v1/parties"
 
 
 @pytest.fixture(scope="module")
-def owner_nip(api: Any, contract: Any) -> str:
+def owner_nip(api: Api, contract: Contract) -> str:
     """The NIP of an owner of parties, found in the target's data (PATCH needs owner={nip_system}|<NIP>)."""
     found = owner_nip_of(api, contract)
     if found is None:
@@ -67,7 +70,7 @@ def _unordered(party: dict[str, Any]) -> Any:
     return canonical({key: value for key, value in party.items() if key != "meta"})
 
 
-def _refused(response: Any, what: str) -> None:
+def _refused(response: httpx.Response, what: str) -> None:
     assert 400 <= response.status_code < 500, (
         f"{what} answered {response.status_code}; the contract rejects it (any 4xx): {response.text[:300]}"
     )
@@ -78,7 +81,7 @@ def _refused(response: Any, what: str) -> None:
 
 @pytest.mark.requirement("ERIS-PARTY-010", "ERIS-PARTY-011", "ERIS-PARTY-008", "ERIS-READ-001")
 def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
-    api: Any, contract: Any, findings: Any
+    api: Api, contract: Contract, findings: Findings
 ) -> None:
     found = contractors(api, contract)
     keyed = [party for party in found if identifiers(party, reference_key_systems(contract))]
@@ -112,7 +115,7 @@ def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
 @pytest.mark.requirement("ERIS-PARTY-012", "ERIS-PARTY-013", "ERIS-PARTY-W-001", "ERIS-WRITE-001", "ERIS-PARTY-011")
 @pytest.mark.parametrize("by", ["category", "meta"], ids=["by-party-kind-category", "by-meta-profile"])
 def test_post_creates_a_contractor_with_an_assigned_identifier_that_reads_back(
-    api: Any, contract: Any, by: str, findings: Any
+    api: Api, contract: Contract, by: str, findings: Findings
 ) -> None:
     register = profile_systems(contract, "Contractor", reference_key=True)[0]
     body, party = create_contractor(api, contract, unique_name(), by=by, namespace=register, findings=findings)
@@ -138,7 +141,7 @@ def test_post_creates_a_contractor_with_an_assigned_identifier_that_reads_back(
 
 @pytest.mark.requirement("ERIS-PARTY-013", "ERIS-PARTY-012", "ERIS-PARTY-011", "ERIS-WRITE-001")
 def test_post_registers_the_party_in_each_register_namespace_a_write_may_select(
-    api: Any, contract: Any, findings: Any
+    api: Api, contract: Contract, findings: Findings
 ) -> None:
     """ "When creating, the namespace is optional. If present it selects the installation that registers the party";
     "identifier[].system recommended with value omitted": a POST naming each register of contractors the target
@@ -169,7 +172,7 @@ def test_post_registers_the_party_in_each_register_namespace_a_write_may_select(
 
 
 @pytest.mark.requirement("ERIS-PARTY-012", "ERIS-PARTY-013", "ERIS-WRITE-001")
-def test_post_without_a_namespace_lets_the_profile_choose_it(api: Any, contract: Any, findings: Any) -> None:
+def test_post_without_a_namespace_lets_the_profile_choose_it(api: Api, contract: Contract, findings: Findings) -> None:
     assigned = ("ERIS-PARTY-012", "ERIS-PARTY-013")
     body, party = create_contractor(api, contract, unique_name(), namespace=None, findings=findings, assigned=assigned)
     system, value = register_identifier(contract, party)
@@ -184,7 +187,7 @@ def test_post_without_a_namespace_lets_the_profile_choose_it(api: Any, contract:
 
 
 @pytest.mark.requirement("ERIS-PARTY-014", "ERIS-PARTY-012", "ERIS-WRITE-001")
-def test_post_always_creates_a_new_party(api: Any, contract: Any, findings: Any) -> None:
+def test_post_always_creates_a_new_party(api: Api, contract: Contract, findings: Findings) -> None:
     name = unique_name()
     _, first = create_contractor(api, contract, name, findings=findings)
     _, second = create_contractor(api, contract, name, findings=findings)
@@ -203,7 +206,7 @@ def test_post_always_creates_a_new_party(api: Any, contract: Any, findings: Any)
 
 
 @pytest.mark.requirement("ERIS-PARTY-014")
-def test_post_naming_an_existing_partys_identifier_does_not_update_that_party(api: Any, contract: Any) -> None:
+def test_post_naming_an_existing_partys_identifier_does_not_update_that_party(api: Api, contract: Contract) -> None:
     """A POST whose body carries the identifier (system and value) of an existing party: the contract leaves
     open whether it is refused or creates a party with a value of the service's own, but it never updates
     the existing one (updating is PATCH only)."""
@@ -234,7 +237,7 @@ def test_post_naming_an_existing_partys_identifier_does_not_update_that_party(ap
 
 @pytest.mark.requirement("ERIS-PARTY-015", "ERIS-PARTY-014", "ERIS-PARTY-W-001", "ERIS-WRITE-001", "ERIS-ROUTE-001")
 def test_patch_updates_a_contractor_and_a_read_returns_the_change(
-    api: Any, contract: Any, owner_nip: str, findings: Any
+    api: Api, contract: Contract, owner_nip: str, findings: Findings
 ) -> None:
     """Each failure is recorded against the requirement it breaks: a 2xx other than 200 against ERIS-WRITE-001,
     a refused Contractor against ERIS-PARTY-W-001 and ERIS-PARTY-015, another party answered against
@@ -277,7 +280,7 @@ def test_patch_updates_a_contractor_and_a_read_returns_the_change(
 @pytest.mark.requirement("ERIS-PARTY-015")
 @pytest.mark.parametrize("missing", ["owner", "identifier"])
 def test_patch_without_a_required_parameter_is_refused_and_changes_nothing(
-    api: Any, contract: Any, owner_nip: str, missing: str
+    api: Api, contract: Contract, owner_nip: str, missing: str
 ) -> None:
     """`identifier` and `owner` are both required on PATCH /v1/parties: without one the write is refused
     (any 4xx: the status code is not shown) and the party keeps its name."""
@@ -296,7 +299,7 @@ def test_patch_without_a_required_parameter_is_refused_and_changes_nothing(
 REFUSED = ["no-profile", "employee-by-meta-profile", "employee-by-category", "asset-holder-by-category"]
 
 
-def _refused_body(contract: Any, case: str) -> dict[str, Any]:
+def _refused_body(contract: Contract, case: str) -> dict[str, Any]:
     name = unique_name("Odrzucony")
     if case == "no-profile":
         return without_profile(contract, name)
@@ -307,7 +310,7 @@ def _refused_body(contract: Any, case: str) -> dict[str, Any]:
 @pytest.mark.requirement("ERIS-PARTY-W-001")
 @pytest.mark.parametrize("case", REFUSED)
 def test_the_suites_refused_bodies_break_the_write_rules_and_its_contractor_bodies_do_not(
-    validator: Any, contract: Any, case: str
+    validator: Validator, contract: Contract, case: str
 ) -> None:
     """The suite's own bodies are right: what it expects refused is refused by the validator as a write,
     what it expects accepted passes it."""
@@ -321,7 +324,7 @@ def test_the_suites_refused_bodies_break_the_write_rules_and_its_contractor_bodi
 
 @pytest.mark.requirement("ERIS-PARTY-W-001")
 @pytest.mark.parametrize("case", REFUSED)
-def test_post_of_another_profile_or_without_a_profile_is_refused(api: Any, contract: Any, case: str) -> None:
+def test_post_of_another_profile_or_without_a_profile_is_refused(api: Api, contract: Contract, case: str) -> None:
     body = _refused_body(contract, case)
     _refused(api.post(PARTIES, json=body), f"POST /v1/parties of a party {case}")
     for system, value in identifiers(body):
@@ -331,7 +334,7 @@ def test_post_of_another_profile_or_without_a_profile_is_refused(api: Any, contr
 @pytest.mark.requirement("ERIS-PARTY-W-001", "ERIS-PARTY-015")
 @pytest.mark.parametrize("case", REFUSED)
 def test_patch_of_another_profile_or_without_a_profile_is_refused_and_changes_nothing(
-    api: Any, contract: Any, owner_nip: str, case: str
+    api: Api, contract: Contract, owner_nip: str, case: str
 ) -> None:
     body, created = create_contractor(api, contract, unique_name(), owner_nip=owner_nip)
     system, value = register_identifier(contract, created)
@@ -345,7 +348,7 @@ def test_patch_of_another_profile_or_without_a_profile_is_refused_and_changes_no
 
 
 @pytest.mark.requirement("ERIS-PARTY-W-001")
-def test_patch_of_a_party_of_another_profile_is_refused_and_changes_nothing(api: Any, contract: Any) -> None:
+def test_patch_of_a_party_of_another_profile_is_refused_and_changes_nothing(api: Api, contract: Contract) -> None:
     """A right Contractor body addressed to an Employee (found in the data, with its owner's NIP): writes
     support only the Contractor profile. Nothing changes when it is refused, as the test checks."""
     employees = api.read(PARTIES, {"profile": contract.profiles["Employee"].url, "count": 100}, resource_type="Party")
@@ -378,7 +381,7 @@ def test_patch_of_a_party_of_another_profile_is_refused_and_changes_nothing(api:
 
 
 @pytest.mark.requirement("ERIS-ROUTE-002")
-def test_there_is_no_delete_of_a_party(api: Any, contract: Any, owner_nip: str) -> None:
+def test_there_is_no_delete_of_a_party(api: Api, contract: Contract, owner_nip: str) -> None:
     _, created = create_contractor(api, contract, unique_name("Nieusuwalny"), owner_nip=owner_nip)
     system, value = register_identifier(contract, created)
     params = {"identifier": token(system, value), "owner": token(nip_system(contract), owner_nip)}
@@ -389,7 +392,7 @@ def test_there_is_no_delete_of_a_party(api: Any, contract: Any, owner_nip: str) 
 
 
 @pytest.mark.requirement("ERIS-READ-003", "ERIS-FILTER-006")
-def test_parties_are_read_by_each_profile_the_target_lists(api: Any, contract: Any, findings: Any) -> None:
+def test_parties_are_read_by_each_profile_the_target_lists(api: Api, contract: Contract, findings: Findings) -> None:
     """ "GET /v1/parties ... 200 envelope of Party[]; without profile all supported profiles"; "Profile filter value is
     the profile URL": for each profile the target lists (the contract's Party profiles, and every URL its parties
     claim in meta.profile), every party the read by it answers is among those of the read without profile, and every
@@ -408,13 +411,15 @@ def test_parties_are_read_by_each_profile_the_target_lists(api: Any, contract: A
             left_out -= unfiltered
         if left_out:
             findings.add(
-                "ERIS-READ-003", f"GET {PARTIES} without profile leaves out parties of {url}: {sorted(left_out)[:5]}"
+                "ERIS-READ-003",
+                f"GET {PARTIES} without profile leaves out parties of {url}: {sorted(left_out, key=str)[:5]}",
             )
         missing = {party.get("id") for party in everything if url in claimed_profiles(party)} - found
         if missing:
             findings.add(
                 "ERIS-FILTER-006",
-                f"GET {PARTIES}?profile={url} leaves out parties that claim it in meta.profile: {sorted(missing)[:5]}",
+                f"GET {PARTIES}?profile={url} leaves out parties that claim it in meta.profile: "
+                f"{sorted(missing, key=str)[:5]}",
             )
     if not seen:
         not_exercised(
@@ -425,7 +430,7 @@ def test_parties_are_read_by_each_profile_the_target_lists(api: Any, contract: A
 
 
 @pytest.mark.requirement("ERIS-PARTY-008")
-def test_a_party_named_as_owner_by_nip_carries_that_nip_in_the_nip_namespace(api: Any, contract: Any) -> None:
+def test_a_party_named_as_owner_by_nip_carries_that_nip_in_the_nip_namespace(api: Api, contract: Contract) -> None:
     """Party: the namespace {nip_system} holds the NIP, a reference key ("owner references by NIP"); so a Party
     that GET /v1/parties?identifier={nip_system}|<NIP> returns for an owner's NIP carries that NIP in
     {nip_system} (a NIP served under another system is not in the contract's namespace)."""

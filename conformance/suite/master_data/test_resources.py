@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from conformance.outcomes import data_served
-from conformance.plugin import not_exercised
+from conformance.plugin import Api, not_exercised
 
 
-def _all_valid(api: Any, path: str, resource_type: str, params: dict[str, Any] | None = None) -> list[Any]:
+def _all_valid(api: Api, path: str, resource_type: str, params: dict[str, Any] | None = None) -> list[Any]:
     items = api.read_all(path, params, resource_type=resource_type)
     if not items:
         not_exercised(f"GET {path} served no {resource_type}", exercise=data_served(path))

@@ -24,6 +24,7 @@ from conformance.suite.support.reads import (
     string_attributes,
     token,
 )
+from profiles import Contract
 
 VALUE_SETS = "/v1/value-sets"
 GRANTS = "/v1/grant-assignments"
@@ -64,7 +65,7 @@ def _without_implementation_defined(implementation_defined: set[str], carrying: 
 
 
 @pytest.fixture(scope="module")
-def implementation_defined(contract: Any) -> set[str]:
+def implementation_defined(contract: Contract) -> set[str]:
     return {p.canonical_url for p in contract.profiles_of("ValueSet") if p.canonical_url}
 
 

@@ -14,7 +14,15 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from conformance.operations import OPERATION_REQUIREMENTS
 from conformance.outcomes import Blocked, data_served
-from conformance.plugin import SUITE_ERROR_EXERCISE, TOKEN_EXERCISE, SuiteCouldNotSend, not_exercised
+from conformance.plugin import (
+    SUITE_ERROR_EXERCISE,
+    TOKEN_EXERCISE,
+    Api,
+    Findings,
+    PropertyBudget,
+    SuiteCouldNotSend,
+    not_exercised,
+)
 from conformance.properties import GENERATION_ERRORS, REPORTS, judge, load_schema, send
 from conformance.suite.support.properties import (
     PARTIES,
@@ -26,6 +34,9 @@ from conformance.suite.support.properties import (
 )
 from conformance.suite.support.reads import list_reads, openapi
 from conformance.suite.support.writes import owner_nip_of
+from conformance.target import Target
+from profiles import Contract
+from profiles.validator import Validator
 
 ITEM_TYPES = {f"GET {read.path}": read.resource_type for read in list_reads()}
 OPERATIONS = [
@@ -41,13 +52,13 @@ def _one_line(error: BaseException) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
-def _seed_of(budget: Any, name: str) -> int:
+def _seed_of(budget: PropertyBudget, name: str) -> int:
     """One seed per property, derived from the run's seed: a property's requests do not depend on which
     other properties ran before it (-k, --requirement, workers)."""
     return (budget.seed + zlib.crc32(name.encode())) % 2**32
 
 
-def _settings(budget: Any) -> settings:
+def _settings(budget: PropertyBudget) -> settings:
     # generate only: nothing is shrunk (a finding is recorded, never raised), and no example database, so that
     # the seed alone decides what is sent
     return settings(
@@ -67,7 +78,7 @@ def _settings(budget: Any) -> settings:
     [pytest.param(label, marks=pytest.mark.requirement(OPERATION_REQUIREMENTS[label])) for label in OPERATIONS],
 )
 def test_generated_requests_get_answers_of_the_contract(
-    label: str, api: Any, target: Any, validator: Any, findings: Any, property_budget: Any
+    label: str, api: Api, target: Target, validator: Validator, findings: Findings, property_budget: PropertyBudget
 ) -> None:
     """Requests generated from the operation's OpenAPI description (positive data: every parameter and body
     of the described types): no 5xx; on POST /v1/reports only the status codes of the Errors part and the
@@ -118,7 +129,12 @@ def test_generated_requests_get_answers_of_the_contract(
 
 @pytest.mark.requirement("ERIS-PARTY-012", "ERIS-PARTY-015", "ERIS-READ-003", "ERIS-GEN-001")
 def test_contractor_sequences_follow_the_openapi_links(
-    api: Any, target: Any, contract: Any, validator: Any, findings: Any, property_budget: Any
+    api: Api,
+    target: Target,
+    contract: Contract,
+    validator: Validator,
+    findings: Findings,
+    property_budget: PropertyBudget,
 ) -> None:
     """Sequences through the OpenAPI links of /v1/parties: create a Contractor, read it by the identifier the
     answer assigned, update it by that identifier and its owner's NIP, read it again. Each drawn pair of

@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 
 from conformance.outcomes import data_served
-from conformance.plugin import not_exercised
+from conformance.plugin import Findings, not_exercised
 from conformance.suite.support.discovery import Discovery, skip_without
 from conformance.suite.support.filters import (
     FILTERS,
@@ -149,7 +149,7 @@ def _case(path: str, parameter: str, mark: Any, breaks: str | None = None) -> An
     ],
 )
 def test_a_value_taken_from_an_item_finds_it_and_only_matching_items(
-    discovery: Discovery, read: ListRead, flt: Filter, breaks: str, findings: Any
+    discovery: Discovery, read: ListRead, flt: Filter, breaks: str, findings: Findings
 ) -> None:
     refused = REFUSED.get((read.path, flt.parameter))
     check_filter_for(discovery, read, flt, findings, breaks, refused)
@@ -162,7 +162,7 @@ assert _COVERED == _TABLE, f"filters without a case: {_TABLE - _COVERED}; cases 
 @pytest.mark.requirement("ERIS-PARTY-010", "ERIS-PARTY-011", "ERIS-ROUTE-001")
 @pytest.mark.parametrize("profile", [p.name for p in load_contract().profiles_of("Party")])
 def test_a_party_is_read_back_by_each_of_its_reference_key_identifiers(
-    discovery: Discovery, profile: str, findings: Any
+    discovery: Discovery, profile: str, findings: Findings
 ) -> None:
     url = discovery.contract.profiles[profile].url
     candidates = [
@@ -272,7 +272,7 @@ def _echoes(value: str) -> list[str]:
 
 
 def _assert_400_naming(
-    discovery: Discovery, read: ListRead, parameter: str, value: str, findings: Any, refused_by: str = CODED
+    discovery: Discovery, read: ListRead, parameter: str, value: str, findings: Findings, refused_by: str = CODED
 ) -> None:
     """A 400 ("A vocabulary outside them gives 400": `refused_by`) "that names the parameter" (ERIS-ERR-101)."""
     response = discovery.api.get(read.path, {parameter: value})
@@ -303,7 +303,7 @@ def _assert_400_naming(
     ),
 )
 def test_a_coded_filter_in_an_undeclared_vocabulary_is_a_400_naming_the_parameter(
-    discovery: Discovery, resource_type: str, parameter: str, findings: Any
+    discovery: Discovery, resource_type: str, parameter: str, findings: Findings
 ) -> None:
     read = _path_of(resource_type)
     declared = discovery.contract.resources[resource_type].filter_vocabularies
@@ -382,7 +382,9 @@ def _a_code_of(discovery: Discovery, vocabulary: str) -> str | None:
 
 
 @pytest.mark.requirement("ERIS-FILTER-002", "ERIS-ERR-102", "ERIS-ERR-101")
-def test_the_finance_document_type_filter_on_document_references_is_a_400(discovery: Discovery, findings: Any) -> None:
+def test_the_finance_document_type_filter_on_document_references_is_a_400(
+    discovery: Discovery, findings: Findings
+) -> None:
     vocabulary = f"{discovery.vocab_url}/finance/document-type"
     code = _a_code_of(discovery, vocabulary) or "invoice"
     read = list_read("/v1/document-references")
@@ -403,7 +405,7 @@ def test_the_finance_document_type_filter_on_document_references_is_a_400(discov
     ],
 )
 def test_a_read_by_each_profile_the_items_claim_answers_every_item_claiming_it(
-    discovery: Discovery, read: ListRead, breaks: str, findings: Any
+    discovery: Discovery, read: ListRead, breaks: str, findings: Findings
 ) -> None:
     """The filter cases above try a few profiles of the contract; here every profile URL the target's items claim in
     meta.profile, its own included: the read by it answers each item that claims it, and, for a profile of the
@@ -420,7 +422,9 @@ def test_a_read_by_each_profile_the_items_claim_answers_every_item_claiming_it(
         found = discovery.api.read_all(read.path, {"profile": url})
         missing = {i.get("id") for i in items if url in discovery.claimed_profiles(i)} - set(ids(found))
         if missing:
-            findings.add(breaks, f"GET {read.path}?profile={url} left out items that claim it: {sorted(missing)[:5]}")
+            findings.add(
+                breaks, f"GET {read.path}?profile={url} left out items that claim it: {sorted(missing, key=str)[:5]}"
+            )
         if url in known:
             # an item that breaks the contract elsewhere is the envelope test's to report
             wrong = [
@@ -438,7 +442,7 @@ def test_a_read_by_each_profile_the_items_claim_answers_every_item_claiming_it(
 
 
 @pytest.mark.requirement("ERIS-ASSET-009", "ERIS-LOC-001", LOCATIONS)
-def test_usage_places_are_read_by_the_usage_place_profile(discovery: Discovery, findings: Any) -> None:
+def test_usage_places_are_read_by_the_usage_place_profile(discovery: Discovery, findings: Findings) -> None:
     """The read by the UsagePlace profile answers the usage places (ERIS-ASSET-009), each with its category
     usage-place (ERIS-LOC-001)."""
     url = discovery.contract.profiles["UsagePlace"].url
@@ -454,5 +458,7 @@ def test_usage_places_are_read_by_the_usage_place_profile(discovery: Discovery, 
     claiming = {i.get("id") for i in discovery.items("/v1/locations") if url in discovery.claimed_profiles(i)}
     missing = claiming - set(ids(found))
     if missing:
-        findings.add("ERIS-ASSET-009", f"GET /v1/locations?profile={url} left out usage places: {sorted(missing)}")
+        findings.add(
+            "ERIS-ASSET-009", f"GET /v1/locations?profile={url} left out usage places: {sorted(missing, key=str)}"
+        )
     findings.check()

@@ -4,7 +4,7 @@ order of the runAt test, placed early."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -12,16 +12,19 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from conformance.key_pairs import KeyPairs
 from conformance.outcomes import data_served
-from conformance.plugin import TOKEN_EXERCISE, not_exercised
-from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, order_body
+from conformance.plugin import TOKEN_EXERCISE, Api, SuiteReceiver, not_exercised
+from conformance.stores.places import Stores
+from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, RunAtOrder, order_body
 from conformance.suite.support.writes import owner_nip_of
-from conformance.traffic import Exchange
+from conformance.target import Target
+from profiles import Contract
 from reports.keys import public_key_pem
 
 
 @pytest.fixture(scope="module")
-def report_token(target: Any) -> str:
+def report_token(target: Target) -> str:
     if not target.token:
         not_exercised(
             "the target description gives no token ([target] token): POST /v1/reports needs one",
@@ -31,7 +34,7 @@ def report_token(target: Any) -> str:
 
 
 @pytest.fixture(scope="module")
-def company_tax_no(api: Any, contract: Any) -> str:
+def company_tax_no(api: Api, contract: Contract) -> str:
     """A NIP of the organisation that owns the data, found in the target's data."""
     found = owner_nip_of(api, contract)
     if found is None:
@@ -50,32 +53,32 @@ def period() -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def refusal_key(key_pairs: Any) -> rsa.RSAPrivateKey:
+def refusal_key(key_pairs: KeyPairs) -> rsa.RSAPrivateKey:
     """One key for the orders that must be refused: nothing is ever encrypted for them, so one key serves
     them all (the orders that are carried out each get a fresh key)."""
     return key_pairs.take()
 
 
 @pytest.fixture
-def valid_order(refusal_key: rsa.RSAPrivateKey, receiver: Any, company_tax_no: str, period: tuple[str, str]):
+def valid_order(
+    refusal_key: rsa.RSAPrivateKey, receiver: SuiteReceiver, company_tax_no: str, period: tuple[str, str]
+) -> dict[str, Any]:
     """A complete, valid order (its key shared by the refusal tests), so that a test changes one thing."""
     name = f"refused-{uuid.uuid4().hex[:12]}"
     return order_body(public_key_pem(refusal_key), receiver.delivery_url(name), company_tax_no, period)
 
 
 @pytest.fixture(scope="session")
-def stores(target: Any):
+def stores(target: Target) -> Iterator[Stores]:
     """The stores the target delivers into besides http, each provided on first use (started by the suite, or
     reached as [storage.<type>] says), closed at the end of the run."""
-    from conformance.stores.places import Stores
-
     provided = Stores(target.stores, host=target.receiver.host)
     yield provided
     provided.close()
 
 
 @pytest.fixture(autouse=True)
-def stores_started_early(request: pytest.FixtureRequest, target: Any) -> None:
+def stores_started_early(request: pytest.FixtureRequest, target: Target) -> None:
     """The stores the store tests will use start when the first report test does, beside the tests before them
     (Azurite takes half a second to answer). Not under pytest-xdist: the store tests may run in another worker."""
     if _STORES_PREPARED in request.config.stash or hasattr(request.config, "workerinput"):
@@ -91,20 +94,6 @@ _STORES_PREPARED = pytest.StashKey[bool]()
 # -- the order of the runAt test, placed early ---------------------------------------------------------------
 
 
-@dataclass
-class RunAtOrder:
-    """An order for runAt RUN_AT_DELAY s ahead (at least; whole seconds), as placed."""
-
-    name: str
-    body: dict[str, Any]
-    run_at: datetime
-    response: httpx.Response | None
-    error: httpx.HTTPError | None
-    """Why nothing was answered, raised in the runAt test rather than in the test that happened to place it."""
-    exchanges: list[Exchange]
-    """What placing it sent, recorded by the runAt test as its own."""
-
-
 _RUN_AT_ORDER = pytest.StashKey[RunAtOrder]()
 _ORDER_NEEDS = frozenset({"api", "receiver", "report_token", "company_tax_no", "period", "key_pairs"})
 
@@ -112,12 +101,12 @@ _ORDER_NEEDS = frozenset({"api", "receiver", "report_token", "company_tax_no", "
 @pytest.fixture
 def run_at_order(
     request: pytest.FixtureRequest,
-    api: Any,
-    receiver: Any,
+    api: Api,
+    receiver: SuiteReceiver,
     report_token: str,
     company_tax_no: str,
-    period: Any,
-    key_pairs: Any,
+    period: tuple[str, str],
+    key_pairs: KeyPairs,
 ) -> RunAtOrder:
     """The order of the runAt test, placed once per run: by the first report test that has what an order needs
     (`run_at_order_placed_early`), else now."""
@@ -142,7 +131,7 @@ def run_at_order_placed_early(request: pytest.FixtureRequest) -> None:
 
 
 def _place_run_at_order(
-    api: Any, receiver: Any, token: str, company: str, period: tuple[str, str], key: rsa.RSAPrivateKey
+    api: Api, receiver: SuiteReceiver, token: str, company: str, period: tuple[str, str], key: rsa.RSAPrivateKey
 ) -> RunAtOrder:
     name = f"later-{uuid.uuid4().hex[:12]}"
     run_at = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=RUN_AT_DELAY + 1)

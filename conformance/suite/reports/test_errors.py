@@ -19,12 +19,14 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from conformance.bounded_http import BoundedClient
-from conformance.plugin import not_exercised
+from conformance.plugin import Api, Findings, PropertyBudget, SuiteReceiver, not_exercised
 from conformance.strategies import report_order
 from conformance.suite.support.orders import REPORTS, answered, assert_refused_as_client_fault
 from conformance.suite.support.reports import assert_problem_details_400
 from conformance.suite.support.tokens import forged_tokens
+from conformance.target import Target
 from conformance.traffic import exchange_of_response
+from profiles import Contract
 from profiles.limits import LIMITS
 from reports.client import retry_after_seconds
 from reports.keys import public_key_pem
@@ -42,7 +44,7 @@ MALFORMED_BODIES = {
 
 @pytest.mark.requirement("ERIS-ERR-001")
 @pytest.mark.parametrize("content", MALFORMED_BODIES.values(), ids=MALFORMED_BODIES.keys())
-def test_a_malformed_body_is_400_problem_details(api: Any, report_token: str, content: bytes) -> None:
+def test_a_malformed_body_is_400_problem_details(api: Api, report_token: str, content: bytes) -> None:
     """A body that is not a JSON object (cut short, not JSON, empty, an array, a string) is a malformed
     body: 400, Problem Details whose type is the standard reference URI of status 400."""
     headers = {"Content-Type": "application/json"}
@@ -57,7 +59,7 @@ ERRORS_PART_STATUSES = {202, 400, 401, 403, 404, 429}
 @pytest.mark.requirement("ERIS-ERR-300")
 @pytest.mark.parametrize("content_type", [None, "text/plain"], ids=["no-content-type", "text-plain"])
 def test_an_order_not_sent_as_json_gets_a_status_of_the_errors_part(
-    api: Any, report_token: str, valid_order: dict, content_type: str | None
+    api: Api, report_token: str, valid_order: dict, content_type: str | None
 ) -> None:
     """ "Content-Type: application/json (required)" ... "Status codes are in the Errors part": an order sent
     without it may be accepted or refused as malformed (400), but its status is one the Errors part lists."""
@@ -72,7 +74,7 @@ def test_an_order_not_sent_as_json_gets_a_status_of_the_errors_part(
 
 
 @pytest.mark.requirement("ERIS-ERR-001", "ERIS-REPORT-002")
-def test_a_missing_public_key_is_400_problem_details(api: Any, report_token: str, valid_order: dict) -> None:
+def test_a_missing_public_key_is_400_problem_details(api: Api, report_token: str, valid_order: dict) -> None:
     """An otherwise valid order without publicKeyPem: 400, Problem Details with the standard type."""
     del valid_order["publicKeyPem"]
     assert_problem_details_400(api.post(REPORTS, json=valid_order, token=report_token), "an order without publicKeyPem")
@@ -82,7 +84,7 @@ def test_a_missing_public_key_is_400_problem_details(api: Any, report_token: str
 
 
 @pytest.fixture(scope="module")
-def bad_authorizations(target: Any) -> dict[str, dict[str, str]]:
+def bad_authorizations(target: Target) -> dict[str, dict[str, str]]:
     tokens = forged_tokens(target.token, time.time())
     found = {"missing": {}, "basic-scheme": {"Authorization": "Basic ZXJpczplcmlz"}}
     found.update({name: {"Authorization": f"Bearer {token}"} for name, token in tokens.items()})
@@ -95,7 +97,7 @@ BAD_AUTHORIZATIONS = ["missing", "basic-scheme", "unknown-key", "unsigned", "alt
 @pytest.mark.requirement("ERIS-AUTH-001", "ERIS-AUTH-002", "ERIS-ERR-303")
 @pytest.mark.parametrize("kind", BAD_AUTHORIZATIONS)
 def test_a_missing_or_invalid_token_is_401(
-    api: Any, valid_order: dict, bad_authorizations: dict, kind: str, findings: Any
+    api: Api, valid_order: dict, bad_authorizations: dict, kind: str, findings: Findings
 ) -> None:
     """A valid order without a valid Bearer token gets 401: no Authorization header, another scheme, the
     configured token's header and claims signed by a key the target does not know, the same unsigned
@@ -116,7 +118,9 @@ def test_a_missing_or_invalid_token_is_401(
 
 
 @pytest.mark.requirement("ERIS-AUTH-003", "ERIS-ERR-304")
-def test_a_token_without_the_report_right_is_403(api: Any, target: Any, valid_order: dict, findings: Any) -> None:
+def test_a_token_without_the_report_right_is_403(
+    api: Api, target: Target, valid_order: dict, findings: Findings
+) -> None:
     """A valid order with a valid token that lacks the exploitation right of the report function: 403."""
     if not target.token_without_report_right:
         not_exercised(
@@ -137,7 +141,7 @@ def test_a_token_without_the_report_right_is_403(api: Any, target: Any, valid_or
 @pytest.mark.requirement("ERIS-REPORT-006", "ERIS-REPORT-007", "ERIS-ERR-305")
 @pytest.mark.parametrize("change", ["missing", "group-id-instead", "unknown"])
 def test_a_report_that_is_not_chosen_is_404(
-    api: Any, report_token: str, valid_order: dict, change: str, findings: Any
+    api: Api, report_token: str, valid_order: dict, change: str, findings: Findings
 ) -> None:
     """An otherwise valid order without reportId, with groupId in its place, or with a reportId no
     installation knows: 404."""
@@ -159,7 +163,7 @@ def test_a_report_that_is_not_chosen_is_404(
 
 
 @pytest.mark.requirement("ERIS-REPORT-006", "ERIS-ERR-305")
-def test_a_body_of_only_group_id_is_404_or_400(api: Any, report_token: str) -> None:
+def test_a_body_of_only_group_id_is_404_or_400(api: Api, report_token: str) -> None:
     """A body holding only groupId. The contract says "a request with only groupId gets 404", but such a
     body also lacks publicKeyPem, for which the Errors part says 400, and which check comes first is not
     shown: both are accepted; a 400 must be the row's Problem Details. (An otherwise complete order with
@@ -171,7 +175,7 @@ def test_a_body_of_only_group_id_is_404_or_400(api: Any, report_token: str) -> N
 
 
 @pytest.mark.requirement("ERIS-ERR-306")
-def test_an_unknown_report_id_says_report_type_not_found(api: Any, report_token: str, valid_order: dict) -> None:
+def test_an_unknown_report_id_says_report_type_not_found(api: Api, report_token: str, valid_order: dict) -> None:
     """The 404 of an unknown reportId carries the message "report type not found" (anywhere in the body,
     case aside: the error body shape of a 404 is not shown)."""
     valid_order["reportId"] = f"eris-no-such-report-{uuid.uuid4().hex[:8]}"
@@ -219,7 +223,7 @@ FIELD_REQUIREMENTS = {"format": "ERIS-REPORT-001", "runAt": "ERIS-REPORT-004", "
 WRONG_STATUS_REQUIREMENTS = {401: "ERIS-ERR-303", 403: "ERIS-ERR-304", 404: "ERIS-ERR-305"}
 
 
-def _refused(api: Any, token: str, order: dict[str, Any], fault: tuple[str, str | None], findings: Any) -> None:
+def _refused(api: Api, token: str, order: dict[str, Any], fault: tuple[str, str | None], findings: Findings) -> None:
     """Accepting the faulty order breaks the requirement of its field; a 5xx blames the service for the
     client's fault (ERIS-ERR-308); 401, 403 or 404 give a condition that is false here."""
     faulty, what = with_fault(order, fault)
@@ -236,7 +240,7 @@ def _refused(api: Any, token: str, order: dict[str, Any], fault: tuple[str, str 
 @pytest.mark.requirement("ERIS-REPORT-008", "ERIS-ERR-308")
 @pytest.mark.parametrize("fault", MONTH_FAULTS.values(), ids=MONTH_FAULTS.keys())
 def test_a_month_outside_1_to_12_is_refused(
-    api: Any, report_token: str, valid_order: dict, fault: tuple, findings: Any
+    api: Api, report_token: str, valid_order: dict, fault: tuple, findings: Findings
 ) -> None:
     """Month is 1 to 12 (Limits). The Errors part names no status for a Month outside it, so the decision
     is this: the order must be refused at once (a 202 accepts an order the Limits rule out) with a 4xx (a
@@ -249,7 +253,7 @@ def test_a_month_outside_1_to_12_is_refused(
 @pytest.mark.requirement("ERIS-REPORT-008", "ERIS-ERR-308")
 @pytest.mark.parametrize("fault", PARAMETER_FAULTS.values(), ids=PARAMETER_FAULTS.keys())
 def test_a_missing_cost_calculation_parameter_is_refused(
-    api: Any, report_token: str, valid_order: dict, fault: tuple, findings: Any
+    api: Api, report_token: str, valid_order: dict, fault: tuple, findings: Findings
 ) -> None:
     """CompanyTaxNo, Year and Month are required for the cost-calculation reports; without one the order
     is refused with a 4xx as for a Month outside 1..12 (the status is not named)."""
@@ -259,7 +263,7 @@ def test_a_missing_cost_calculation_parameter_is_refused(
 @pytest.mark.requirement("ERIS-REPORT-001", "ERIS-REPORT-004", "ERIS-REPORT-005", "ERIS-ERR-308")
 @pytest.mark.parametrize("fault", FIELD_FAULTS.values(), ids=FIELD_FAULTS.keys())
 def test_an_order_with_a_required_field_missing_or_invalid_is_refused(
-    api: Any, report_token: str, valid_order: dict, fault: tuple, findings: Any
+    api: Api, report_token: str, valid_order: dict, fault: tuple, findings: Findings
 ) -> None:
     """format (parquet or csv), runAt (an ISO 8601 date-time) and storage (type from blob, http, local,
     smb; connectionString) are required: an order missing one, or with a value outside them, is refused
@@ -270,7 +274,7 @@ def test_an_order_with_a_required_field_missing_or_invalid_is_refused(
 @pytest.mark.requirement("ERIS-ERR-001")
 @pytest.mark.parametrize("fault", ORDER_FAULTS.values(), ids=ORDER_FAULTS.keys())
 def test_a_400_for_a_fault_of_the_order_is_problem_details(
-    api: Any, report_token: str, valid_order: dict, fault: tuple
+    api: Api, report_token: str, valid_order: dict, fault: tuple
 ) -> None:
     """When the target answers one of the faulty orders above with 400, the 400 is the Errors row's:
     Problem Details whose type is the standard reference URI of status 400. Another status is judged by
@@ -292,7 +296,7 @@ at most, below any quota worth the name, and the burst lasts a minute."""
 
 
 @pytest.mark.requirement("ERIS-ERR-307")
-def test_a_429_carries_retry_after(api: Any, target: Any, report_token: str, valid_order: dict) -> None:
+def test_a_429_carries_retry_after(api: Api, target: Target, report_token: str, valid_order: dict) -> None:
     """The quota is not shown, so the gateway is provoked with a burst of orders that are refused at
     once (an unknown reportId; with the token without the report right when one is configured, so
     that a gateway limiting per client slows no other test), at most BURST of them, IN_FLIGHT at a
@@ -369,15 +373,15 @@ _ORDER_FAULTS = {
 
 @pytest.mark.requirement("ERIS-ERR-001", "ERIS-REPORT-006", "ERIS-REPORT-008")
 def test_orders_with_one_fault_get_the_answer_the_contract_fixes(
-    api: Any,
-    contract: Any,
+    api: Api,
+    contract: Contract,
     report_token: str,
     refusal_key: rsa.RSAPrivateKey,
-    receiver: Any,
+    receiver: SuiteReceiver,
     company_tax_no: str,
     period: tuple[str, str],
-    findings: Any,
-    property_budget: Any,
+    findings: Findings,
+    property_budget: PropertyBudget,
 ) -> None:
     """Valid orders drawn from the contract data (any report of the contract, format, compression, runAt in
     the past), each given one fault: without publicKeyPem, 400 Problem Details; without reportId, or with
@@ -388,7 +392,7 @@ def test_orders_with_one_fault_get_the_answer_the_contract_fixes(
         storage=st.just({"type": "http", "connectionString": receiver.delivery_url(f"never-{uuid.uuid4().hex}")}),
         parameters={"CompanyTaxNo": st.just(company_tax_no), "Year": st.just(period[0])},
     )
-    sent = Counter()
+    sent: Counter[str] = Counter()
 
     @seed(property_budget.seed)
     @settings(

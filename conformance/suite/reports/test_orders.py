@@ -28,8 +28,10 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from conformance.key_pairs import KeyPairs
+from conformance.plugin import Api, Findings, SuiteReceiver
 from conformance.suite.support.compression import decompressions
-from conformance.suite.support.orders import CLOCK_TOLERANCE, KNOWN_REPORTS, REPORTS, answered, order_body
+from conformance.suite.support.orders import CLOCK_TOLERANCE, KNOWN_REPORTS, REPORTS, RunAtOrder, answered, order_body
 from conformance.suite.support.reports import (
     KEY_BYTES,
     NONCE_BYTES,
@@ -43,6 +45,7 @@ from conformance.suite.support.reports import (
     open_session_key,
     read_report,
 )
+from conformance.target import Target
 from profiles.limits import LIMITS
 from reports.keys import public_key_pem
 
@@ -104,7 +107,14 @@ class OrderBook:
     found, so that a later stage can build on it or be skipped when an earlier one failed."""
 
     def __init__(
-        self, api: Any, receiver: Any, target: Any, token: str, company: str, period: tuple[str, str], keys: Any
+        self,
+        api: Api,
+        receiver: SuiteReceiver,
+        target: Target,
+        token: str,
+        company: str,
+        period: tuple[str, str],
+        keys: KeyPairs,
     ):
         self.api, self.receiver, self.target, self.token = api, receiver, target, token
         self.company, self.period, self.keys = company, period, keys
@@ -242,14 +252,14 @@ class OrderBook:
 
 @pytest.fixture(scope="module")
 def book(
-    api: Any,
-    receiver: Any,
-    target: Any,
+    api: Api,
+    receiver: SuiteReceiver,
+    target: Target,
     report_token: str,
     company_tax_no: str,
     period: tuple[str, str],
-    key_pairs: Any,
-):
+    key_pairs: KeyPairs,
+) -> OrderBook:
     return OrderBook(api, receiver, target, report_token, company_tax_no, period, key_pairs)
 
 
@@ -267,7 +277,7 @@ def book(
     "ERIS-AUTH-001",
 )
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_a_valid_order_is_answered_202(book: OrderBook, case: OrderCase, findings: Any) -> None:
+def test_a_valid_order_is_answered_202(book: OrderBook, case: OrderCase, findings: Findings) -> None:
     """A valid order (the token of the target description, a fresh RSA-4096 key as BEGIN PUBLIC KEY, http
     storage, CompanyTaxNo/Year/Month) gets 202 whose body holds executionId (a string) and
     encryptedSessionKey (base64). A refusal fails "202: order accepted", a wrong answer the 202's fields."""
@@ -305,7 +315,7 @@ def test_the_artifact_is_ciphertext_then_tag(book: OrderBook, case: OrderCase) -
 
 @pytest.mark.requirement("ERIS-REPORT-001", "ERIS-REPORT-012", "ERIS-REPORT-009", "ERIS-REPORT-007")
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: OrderCase, findings: Any) -> None:
+def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: OrderCase, findings: Findings) -> None:
     """The decrypted report is a readable file of the ordered format with rows (no column is assumed).
 
     With compression true the data were compressed before encryption: the decrypted data are not a plain
@@ -348,11 +358,11 @@ def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: Order
         try:
             report = read_report(plaintext, case.format)
         except ValueError as error:
-            opened = [candidate.algorithm for candidate in decompressions(plaintext)]
-            if opened:
+            algorithms = [candidate.algorithm for candidate in decompressions(plaintext)]
+            if algorithms:
                 broken = "ERIS-REPORT-009" if case.compression is None else "ERIS-REPORT-012"
                 asked = "left out (default false)" if case.compression is None else "false"
-                findings.add(broken, f"compression was {asked}, but the decrypted data open with {opened[0]}")
+                findings.add(broken, f"compression was {asked}, but the decrypted data open with {algorithms[0]}")
             else:
                 findings.add("ERIS-REPORT-001", f"the decrypted report is not a {case.format} file: {error}")
     if report is not None and report.rows <= 0:
@@ -361,7 +371,7 @@ def test_the_report_is_a_file_of_the_ordered_format(book: OrderBook, case: Order
 
 
 @pytest.mark.requirement("ERIS-CRYPT-001", "ERIS-REPORT-014")
-def test_each_order_has_its_own_execution_id_and_session_key(book: OrderBook, findings: Any) -> None:
+def test_each_order_has_its_own_execution_id_and_session_key(book: OrderBook, findings: Findings) -> None:
     """The orders above have pairwise different executionIds (an order id, and the idempotency key of its
     delivery) and different random AES keys and nonces (a repeated nonce would break AES-GCM)."""
     accepted = [
@@ -387,7 +397,7 @@ def test_each_order_has_its_own_execution_id_and_session_key(book: OrderBook, fi
 
 @pytest.mark.requirement("ERIS-REPORT-011", "ERIS-REPORT-004")
 def test_a_run_at_in_the_future_is_delivered_after_it_not_before(
-    api: Any, receiver: Any, target: Any, run_at_order: Any
+    api: Api, receiver: SuiteReceiver, target: Target, run_at_order: RunAtOrder
 ) -> None:
     """An order for runAt a few seconds ahead is not delivered before runAt, and is delivered after it
     (within the delivery timeout). The target's clock may be CLOCK_TOLERANCE (1 s) ahead of the suite's.
@@ -413,7 +423,7 @@ def test_a_run_at_in_the_future_is_delivered_after_it_not_before(
 
 @pytest.mark.requirement("ERIS-REPORT-002", "ERIS-CRYPT-003")
 def test_a_public_key_with_the_rsa_public_key_header_is_accepted(
-    api: Any, receiver: Any, report_token: str, company_tax_no: str, period: tuple[str, str], report_key
+    api: Api, receiver: SuiteReceiver, report_token: str, company_tax_no: str, period: tuple[str, str], report_key
 ) -> None:
     """publicKeyPem may also be a PKCS#1 key (BEGIN RSA PUBLIC KEY): the order is accepted and its session
     key is sealed for that key."""

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from cryptography.exceptions import InvalidTag
 
-from conformance.plugin import not_exercised
+from conformance.key_pairs import KeyPairs
+from conformance.plugin import Api, Findings, not_exercised
+from conformance.stores.places import Stores
 from conformance.suite.support.orders import REPORTS, answered, order_body
 from conformance.suite.support.reports import (
     decode_base64,
@@ -28,6 +31,7 @@ from conformance.suite.support.reports import (
     open_session_key,
     read_report,
 )
+from conformance.target import Target
 from reports.keys import public_key_pem
 
 POLL_SECONDS = 0.25
@@ -37,30 +41,30 @@ POLL_SECONDS (a 0.25 s pause from the start added a pause's worth to every test)
 
 
 @pytest.mark.requirement("ERIS-REPORT-020", "ERIS-CRYPT-004", "ERIS-REPORT-001")
-def test_an_order_into_blob_storage_is_written_into_the_container(order_into_store: Any) -> None:
+def test_an_order_into_blob_storage_is_written_into_the_container(order_into_store: Callable[[str, str], None]) -> None:
     order_into_store("blob", "ERIS-REPORT-020")
 
 
 @pytest.mark.requirement("ERIS-REPORT-021", "ERIS-CRYPT-004", "ERIS-REPORT-001")
-def test_an_order_into_smb_storage_is_written_into_the_share(order_into_store: Any) -> None:
+def test_an_order_into_smb_storage_is_written_into_the_share(order_into_store: Callable[[str, str], None]) -> None:
     order_into_store("smb", "ERIS-REPORT-021")
 
 
 @pytest.mark.requirement("ERIS-REPORT-022", "ERIS-CRYPT-004", "ERIS-REPORT-001")
-def test_an_order_into_local_storage_is_written_into_the_folder(order_into_store: Any) -> None:
+def test_an_order_into_local_storage_is_written_into_the_folder(order_into_store: Callable[[str, str], None]) -> None:
     order_into_store("local", "ERIS-REPORT-022")
 
 
 @pytest.fixture
 def order_into_store(
-    target: Any,
-    stores: Any,
-    api: Any,
+    target: Target,
+    stores: Stores,
+    api: Api,
     report_token: str,
     company_tax_no: str,
     period: tuple[str, str],
-    findings: Any,
-    key_pairs: Any,
+    findings: Findings,
+    key_pairs: KeyPairs,
 ) -> Any:
     def order_into(storage_type: str, requirement: str) -> None:
         """An order (parquet, no compression, runAt now, a fresh RSA key) whose storage is a fresh folder of the store
@@ -113,19 +117,17 @@ def order_into_store(
             pause = min(POLL_SECONDS, pause * 2)
         if opened is None:
             if not found:
-                findings.add(
+                findings.fail(
                     requirement,
                     f"nothing was written into {place.where} within {target.delivery_timeout:g} s of runAt "
                     f"(storage.connectionString {_without_secrets(place.connection_string)!r})",
                 )
-            else:
-                name, artifact = max(found.items(), key=lambda item: len(item[1]))
-                findings.add(
-                    "ERIS-CRYPT-004",
-                    f"{place.where}{name} ({len(artifact)} bytes) is not the encrypted artifact: "
-                    f"{explain_artifact(session, artifact)}",
-                )
-            findings.check()
+            name, artifact = max(found.items(), key=lambda item: len(item[1]))
+            findings.fail(
+                "ERIS-CRYPT-004",
+                f"{place.where}{name} ({len(artifact)} bytes) is not the encrypted artifact: "
+                f"{explain_artifact(session, artifact)}",
+            )
         name, plaintext = opened
         try:
             report = read_report(plaintext, "parquet")

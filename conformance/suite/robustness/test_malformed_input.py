@@ -4,10 +4,9 @@ afterwards. A failure here never makes a target non-conformant; it is reported f
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from conformance.plugin import Api
 from conformance.suite.support.hostile import HOSTILE_BODIES, HOSTILE_QUERIES, WRITES
 
 # PATCH names what it changes: parameters of the right form, so that the body is what the target reads first
@@ -16,7 +15,7 @@ PATCH_PARAMS = {"identifier": "urn:eris:robustness|1", "owner": "urn:eris:robust
 
 @pytest.mark.requirement("ERIS-ROBUST-001")
 @pytest.mark.parametrize(("method", "path"), WRITES, ids=[f"{m} {p}" for m, p in WRITES])
-def test_malformed_json_bodies_are_refused_not_a_server_error(api: Any, method: str, path: str) -> None:
+def test_malformed_json_bodies_are_refused_not_a_server_error(api: Api, method: str, path: str) -> None:
     answered = {}
     for name, (text, _) in HOSTILE_BODIES.items():
         response = api.request(
@@ -35,6 +34,6 @@ def test_malformed_json_bodies_are_refused_not_a_server_error(api: Any, method: 
 
 @pytest.mark.requirement("ERIS-ROBUST-001")
 @pytest.mark.parametrize("case", sorted(HOSTILE_QUERIES))
-def test_oversized_query_strings_are_refused_not_a_server_error(api: Any, case: str) -> None:
+def test_oversized_query_strings_are_refused_not_a_server_error(api: Api, case: str) -> None:
     response = api.request("GET", "/v1/parties", params=HOSTILE_QUERIES[case])
     assert response.status_code < 500, f"GET /v1/parties with {case} answered {response.status_code}"

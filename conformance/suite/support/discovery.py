@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from conformance.outcomes import data_served
-from conformance.plugin import not_exercised
+from conformance.plugin import Api, not_exercised
 from conformance.suite.support.reads import (
     Item,
     ListRead,
@@ -21,6 +21,8 @@ from conformance.suite.support.reads import (
     reference_identifiers,
     token,
 )
+from profiles import Contract
+from profiles.validator import Validator
 
 # -- discovery ------------------------------------------------------------------------------------
 
@@ -58,7 +60,7 @@ class Discovery:
     """The target's data, read once and kept: one per test module (a module-scoped fixture), so that
     each module sees the data as it is when the module starts."""
 
-    def __init__(self, api: Any, contract: Any, validator: Any) -> None:
+    def __init__(self, api: Api, contract: Contract, validator: Validator) -> None:
         self.api = api
         self.contract = contract
         self.validator = validator

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.outcomes import Blocked
+from conformance.plugin import Findings
 from conformance.suite.support.discovery import Discovery, discriminating, skip_without
 from conformance.suite.support.reads import (
     Item,
@@ -202,7 +203,7 @@ def matches(discovery: Discovery, flt: Filter, item: Item, value: str, resource_
 
 
 def check_filter_for(
-    discovery: Discovery, read: ListRead, flt: Filter, findings: Any, breaks: str, refused: str | None = None
+    discovery: Discovery, read: ListRead, flt: Filter, findings: Findings, breaks: str, refused: str | None = None
 ) -> None:
     """`check_filter`, its failure recorded against `breaks` (the requirement that lists the parameter for
     the read) rather than every requirement the test cites; a value taken from an item but refused with a
@@ -255,9 +256,13 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
         if flt.kind == "profile":
             claiming = [i.get("id") for i in items if value in discovery.claimed_profiles(i)]
             missing = set(claiming) - set(ids(found))
-            assert not missing, f"{shown} left out items that claim the profile in meta.profile: {sorted(missing)}"
+            assert not missing, (
+                f"{shown} left out items that claim the profile in meta.profile: {sorted(missing, key=str)}"
+            )
             outside = _not_listed(discovery, read, required, set(ids(found)))
-            assert not outside, f"{shown} found items that the read without profile does not: {sorted(outside)}"
+            assert not outside, (
+                f"{shown} found items that the read without profile does not: {sorted(outside, key=str)}"
+            )
     if flt.kind == "owner":
         _check_an_owner_of_nothing(discovery, read, flt, items)
 

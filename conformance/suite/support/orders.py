@@ -3,12 +3,14 @@ does not name."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
 from conformance.suite.support.reports import utc_text
+from conformance.traffic import Exchange
 from profiles import load_contract
 
 REPORTS = "/v1/reports"
@@ -19,6 +21,20 @@ CLOCK_TOLERANCE = 1.0
 """Seconds the target's clock may be ahead of the suite's: a delivery this much before runAt still counts
 as on time (the clocks of two machines are never equal; an ignored runAt delivers at once, far earlier)."""
 NOT_A_CLIENT_FAULT_STATUS = {401: "the token is valid", 403: "the token holds the right", 404: "the report exists"}
+
+
+@dataclass
+class RunAtOrder:
+    """An order for runAt RUN_AT_DELAY s ahead (at least; whole seconds), as placed (the `run_at_order` fixture)."""
+
+    name: str
+    body: dict[str, Any]
+    run_at: datetime
+    response: httpx.Response | None
+    error: httpx.HTTPError | None
+    """Why nothing was answered, raised in the runAt test rather than in the test that happened to place it."""
+    exchanges: list[Exchange]
+    """What placing it sent, recorded by the runAt test as its own."""
 
 
 def order_body(

@@ -14,13 +14,16 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.core.transport import Response
-from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
+from schemathesis.generation.stateful.state_machine import APIStateMachine, StepInput, StepOutput
 
 from conformance.outcomes import Blocked
-from conformance.plugin import SuiteCouldNotSend
+from conformance.plugin import Api, Findings, SuiteCouldNotSend
 from conformance.properties import described, judge, send
 from conformance.suite.support.writes import contractor_body, display_name, identifiers, installation_systems
+from conformance.target import Target
+from profiles import Contract
 from profiles.openapi_index import list_read
+from profiles.validator import Validator
 
 PARTIES = "/v1/parties"
 _WRITE_REQUIREMENTS = {"POST": "ERIS-PARTY-012", "PATCH": "ERIS-PARTY-015"}
@@ -30,7 +33,8 @@ _WRITE_REQUIREMENTS = {"POST": "ERIS-PARTY-012", "PATCH": "ERIS-PARTY-015"}
 def forced_seed(seed: int) -> Iterator[None]:
     """hypothesis' stateful runner takes no `@seed`: give it the run's seed the way `--hypothesis-seed` does."""
     before = hypothesis.core.global_force_seed
-    hypothesis.core.global_force_seed = seed
+    # hypothesis leaves it unannotated (None): its pytest plugin sets an int there just so
+    hypothesis.core.global_force_seed = seed  # type: ignore[assignment]
     try:
         yield
     finally:
@@ -40,7 +44,7 @@ def forced_seed(seed: int) -> Iterator[None]:
 _texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=40)
 
 
-def contractor_writes(contract: Any, owner_nip: str) -> st.SearchStrategy[dict[str, Any]]:
+def contractor_writes(contract: Contract, owner_nip: str) -> st.SearchStrategy[dict[str, Any]]:
     """Contractor write bodies of the owner `owner_nip`: a name and a comment drawn as any printable text, the
     profile recognised by category, by meta.profile or both, the register namespace with the value omitted."""
     return st.builds(
@@ -56,7 +60,13 @@ class PartyLedger:
     each accepted write wrote, and checks that a read by an identifier of a written party finds it as written."""
 
     def __init__(
-        self, api: Any, target: Any, contract: Any, validator: Any, findings: Any, requirements: dict[str, str]
+        self,
+        api: Api,
+        target: Target,
+        contract: Contract,
+        validator: Validator,
+        findings: Findings,
+        requirements: dict[str, str],
     ) -> None:
         self.api, self.target, self.validator, self.findings = api, target, validator, findings
         self.requirements = requirements
@@ -159,11 +169,11 @@ class PartyLedger:
             )
 
 
-def party_sequences(machine: type, ledger: PartyLedger) -> type:
+def party_sequences(machine: type[APIStateMachine], ledger: PartyLedger) -> type[APIStateMachine]:
     """A subclass of schemathesis' state machine for /v1/parties whose steps go through `ledger`. A step that
     follows a link sends only what the link gave: a read by the assigned identifier is that and nothing else."""
 
-    class PartySequences(machine):  # type: ignore[misc, valid-type]
+    class PartySequences(machine):  # type: ignore[misc, valid-type]  # the schema's machine: a base known at run time
         def step(self, input: StepInput) -> StepOutput:
             case = input.case
             if input.transition is not None and input.is_applied:

@@ -99,6 +99,11 @@ def token(system: str, value: str) -> str:
     return f"{system}|{value}"
 
 
+def as_object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (a member served in another shape holds nothing)."""
+    return value if isinstance(value, dict) else {}
+
+
 def as_list(value: Any) -> list[Any]:
     if isinstance(value, list):
         return value

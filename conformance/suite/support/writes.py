@@ -9,7 +9,10 @@ import copy
 import uuid
 from typing import Any
 
-from conformance.plugin import blocked
+import httpx
+
+from conformance.plugin import Api, Findings, blocked
+from profiles import Contract
 from profiles.coded import codes_of, same_form
 from profiles.contract import value_set_codes
 from profiles.installation import INSTALLATION_OID_ARC
@@ -19,34 +22,34 @@ DOCUMENT_CONTENT = "/v1/fixed-asset-documents/$document-content"
 WORKFLOW_CODES = value_set_codes("fixed-asset-document-workflow-attribute")
 
 
-def vocab(contract: Any) -> str:
+def vocab(contract: Contract) -> str:
     return contract.installation.values["vocab_url"]
 
 
-def nip_system(contract: Any) -> str:
+def nip_system(contract: Contract) -> str:
     return contract.installation.values["nip_system"]
 
 
-def profile_url(contract: Any, name: str) -> str:
+def profile_url(contract: Contract, name: str) -> str:
     return contract.profiles[name].url
 
 
-def namespace_system(contract: Any, key: str) -> str:
+def namespace_system(contract: Contract, key: str) -> str:
     """The system URI of the namespace `key` of namespaces.json (e.g. "fixed-asset-document")."""
     return next(ns.system for ns in contract.namespaces.values() if ns.key == key)
 
 
-def namespace_systems(contract: Any, key: str) -> set[str]:
+def namespace_systems(contract: Contract, key: str) -> set[str]:
     """Every system of the namespace kind `key`: the configured one and those the target publishes beside it."""
     return set(contract.namespace_systems(key))
 
 
-def installation_systems(contract: Any) -> set[str]:
+def installation_systems(contract: Contract) -> set[str]:
     """Every installation namespace (urn:oid:1.2.616.1.113769.4.<installation>.<key>) of the installation."""
     return {system for system in contract.namespaces if system.startswith(INSTALLATION_OID_ARC)}
 
 
-def profile_systems(contract: Any, profile: str, *, reference_key: bool | None = None) -> list[str]:
+def profile_systems(contract: Contract, profile: str, *, reference_key: bool | None = None) -> list[str]:
     """The installation namespaces of `profile` (a reference key only, or not, when asked)."""
     keys = contract.profiles[profile].identifier_namespaces
     return [
@@ -56,7 +59,7 @@ def profile_systems(contract: Any, profile: str, *, reference_key: bool | None =
     ]
 
 
-def reference_key_systems(contract: Any) -> set[str]:
+def reference_key_systems(contract: Contract) -> set[str]:
     return {system for system, ns in contract.namespaces.items() if ns.reference_key}
 
 
@@ -94,13 +97,15 @@ def token(system: str, value: str) -> str:
 
 
 def codes(concept: Any, system: str | None = None) -> set[str]:
-    """The codes of a CodeableConcept (of `system` only, when given)."""
+    """The codes of a CodeableConcept (of `system` only, when given); a coding without a text code has none."""
     if not isinstance(concept, dict):
         return set()
     return {
-        coding.get("code")
+        coding["code"]
         for coding in concept.get("coding") or []
-        if isinstance(coding, dict) and (system is None or coding.get("system") == system)
+        if isinstance(coding, dict)
+        and isinstance(coding.get("code"), str)
+        and (system is None or coding.get("system") == system)
     }
 
 
@@ -133,7 +138,7 @@ def unique_name(kind: str = "Kontrahent") -> str:
 
 
 def contractor_body(
-    contract: Any,
+    contract: Contract,
     name: str,
     *,
     by: str = "category",
@@ -162,14 +167,14 @@ def contractor_body(
     return body
 
 
-def without_profile(contract: Any, name: str) -> dict[str, Any]:
+def without_profile(contract: Contract, name: str) -> dict[str, Any]:
     """A Party body with neither meta.profile nor a party-kind category."""
     body = contractor_body(contract, name)
     del body["category"]
     return body
 
 
-def of_profile(contract: Any, profile: str, name: str, *, by: str) -> dict[str, Any]:
+def of_profile(contract: Contract, profile: str, name: str, *, by: str) -> dict[str, Any]:
     """A Party body of another profile than Contractor, recognised by meta.profile or by category, with
     an identifier of that profile's own namespace when it has one (value given: the suite looks for it)."""
     body = contractor_body(contract, name, by=by, namespace=False)
@@ -184,14 +189,14 @@ def of_profile(contract: Any, profile: str, name: str, *, by: str) -> dict[str, 
     return body
 
 
-def contractors(api: Any, contract: Any) -> list[dict[str, Any]]:
+def contractors(api: Api, contract: Contract) -> list[dict[str, Any]]:
     """Contractors of the target (a first page of up to 100), as read by their profile (every item checked
     by the validator)."""
     params = {"profile": profile_url(contract, "Contractor"), "count": 100}
     return api.read("/v1/parties", params, resource_type="Party")
 
 
-def owner_nip_of(api: Any, contract: Any) -> str | None:
+def owner_nip_of(api: Api, contract: Contract) -> str | None:
     """A NIP that owns parties, found in the data: the owner of a Contractor referenced by NIP, else the
     NIP of an Employer (the own organization). None when the target shows neither."""
     system = nip_system(contract)
@@ -210,11 +215,11 @@ def owner_nip_of(api: Any, contract: Any) -> str | None:
 
 
 def assert_created_contractor(
-    api: Any,
-    contract: Any,
-    response: Any,
+    api: Api,
+    contract: Contract,
+    response: httpx.Response,
     body: dict[str, Any],
-    findings: Any = None,
+    findings: Findings | None = None,
     assigned: tuple[str, ...] = ("ERIS-PARTY-012",),
 ) -> dict[str, Any]:
     """A POST /v1/parties answer: 200 with the created Party, a value assigned in an installation namespace of
@@ -256,11 +261,11 @@ def assert_created_contractor(
 
 
 def create_contractor(
-    api: Any,
-    contract: Any,
+    api: Api,
+    contract: Contract,
     name: str,
     *,
-    findings: Any = None,
+    findings: Findings | None = None,
     assigned: tuple[str, ...] = ("ERIS-PARTY-012",),
     **options: Any,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -273,7 +278,7 @@ def create_contractor(
     return body, party
 
 
-def register_identifier(contract: Any, party: dict[str, Any]) -> tuple[str, str]:
+def register_identifier(contract: Contract, party: dict[str, Any]) -> tuple[str, str]:
     """The party's identifier in the Contractor register namespace (a reference key), else in another
     installation namespace of the Contractor profile."""
     ordered = [
@@ -287,7 +292,7 @@ def register_identifier(contract: Any, party: dict[str, Any]) -> tuple[str, str]
     return min(found, key=lambda pair: ordered.index(pair[0]))
 
 
-def read_parties(api: Any, system: str, value: str) -> list[dict[str, Any]]:
+def read_parties(api: Api, system: str, value: str) -> list[dict[str, Any]]:
     return api.read_identified("/v1/parties", system, value, resource_type="Party")
 
 
@@ -341,7 +346,7 @@ def without_workflow(document: dict[str, Any]) -> dict[str, Any]:
     return rest
 
 
-def read_document(api: Any, system: str, value: str) -> dict[str, Any]:
+def read_document(api: Api, system: str, value: str) -> dict[str, Any]:
     """The one fixed-asset document with identifier system|value."""
     mine = api.read_identified(FIXED_ASSET_DOCUMENTS, system, value, resource_type="FixedAssetDocument")
     assert len(mine) == 1, f"a read of the fixed-asset document {system}|{value} gave {len(mine)} documents with it"
