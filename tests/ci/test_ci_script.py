@@ -23,6 +23,8 @@ from store_fixtures import REQUIRED
 
 from conformance.stores import startable_stores
 
+pytestmark = pytest.mark.slow  # each test here runs docs/ci/certify.sh
+
 SCRIPT = ROOT / "docs" / "ci" / "certify.sh"
 OUTPUTS = ("certification.json", "report.html", "traffic.har", "junit.xml", "certify.log", "implementation.log")
 TEMPLATES = {
@@ -66,6 +68,7 @@ def assert_stopped(report_dir: Path) -> None:
     assert "eris serve: stopping" in (report_dir / "implementation.log").read_text()
 
 
+@pytest.mark.system
 def test_certify_sh_certifies_the_reference_implementation_with_the_wheels_eris(wheel_bin: Path, tmp_path: Path):
     missing = {"blob", "smb"} - set(startable_stores())
     if missing:  # the reference declares both: without their stores the verdict is incomplete

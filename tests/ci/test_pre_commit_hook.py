@@ -20,6 +20,8 @@ import yaml
 from installing import run
 from project_paths import DATA_DIR, ROOT
 
+pytestmark = pytest.mark.slow  # installs the hook with the real pre-commit
+
 EXAMPLE = DATA_DIR / "examples" / "party-contractor.json"
 SHIPPED_URL = "https://erp.example.com"
 USERS_URL = "https://erp.acme.pl"

@@ -16,6 +16,8 @@ from project_paths import DATA_DIR, ROOT
 
 from conformance.cli import main
 
+pytestmark = pytest.mark.slow  # builds and installs the wheel
+
 PACKAGES = ("conformance", "profiles", "schemas", "reference_impl", "reports")
 SHIPPED = (".py", ".json", ".toml")
 """Every file of the packages with one of these suffixes is code or contract data a command reads."""

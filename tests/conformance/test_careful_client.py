@@ -43,6 +43,8 @@ from conformance.reachability import receiver_unreachable
 from conformance.requirements import load_catalogue
 from conformance.traffic import Exchange
 
+pytestmark = pytest.mark.slow  # each test here certifies against a hostile target
+
 MiB = 1 << 20
 LIMIT = MiB
 BOMB = 64 * MiB

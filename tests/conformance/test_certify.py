@@ -34,6 +34,8 @@ from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pyte
 from conformance.requirements import Requirement, coverage, load_catalogue
 from conformance.traffic import Exchange
 
+pytestmark = pytest.mark.slow  # each test here certifies through eris certify
+
 RUN_TIMEOUT = 240
 SCRIPT = "<script>alert('x')</script>"
 STARTED = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -29,6 +29,8 @@ from conformance.outcomes import TO_EXERCISE, Blocked, Findings, what_would_exer
 from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
 from conformance.requirements import Requirement
 
+pytestmark = pytest.mark.slow  # certifications of their own
+
 RUN_TIMEOUT = 240
 STARTED = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
 WAREHOUSE = "[data] warehouse_document: the identifier (system|value) of a warehouse document"

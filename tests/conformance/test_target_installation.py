@@ -19,6 +19,8 @@ from conformance.target import load_target
 from conformance.target_installation import UndecidedInstallation, target_installation
 from profiles import load_installation
 
+pytestmark = pytest.mark.slow  # certifications of other installations
+
 RUN_TIMEOUT = 600
 
 

@@ -15,6 +15,8 @@ import pytest
 from project_paths import eris_command
 from serve_fixtures import RunningServer, running, seeded_settings
 
+pytestmark = pytest.mark.slow  # a certification of its own
+
 RUN_TIMEOUT = 300
 SEED = 2
 

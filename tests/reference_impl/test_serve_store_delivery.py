@@ -26,6 +26,8 @@ from test_serve_reports import (
 from conformance.stores import Azurite, Samba
 from conformance.stores.azurite import ACCOUNT_KEY
 
+pytestmark = pytest.mark.system  # every test here starts a real store
+
 
 @pytest.fixture(scope="module")
 def integrator_key() -> rsa.RSAPrivateKey:
