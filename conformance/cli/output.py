@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import IO, Any
 
 from conformance.cli.checking import Checked
 from conformance.cli.inputs import Payload, ReadProblem
@@ -45,7 +45,7 @@ class Tally:
 class Writer:
     """Receives every validated payload and read problem, then writes the report."""
 
-    def __init__(self, stream: TextIO, version: str | Callable[[], str]) -> None:
+    def __init__(self, stream: IO[str], version: str | Callable[[], str]) -> None:
         """`version`: eris's, or how to look it up (only the JSON and SARIF reports name it)."""
         self.stream = stream
         self._version = version
@@ -104,7 +104,7 @@ class _StreamedArray:
     """The members of a JSON array written as they come (indented as json.dump(indent=2) would at `depth`), so
     that a report of millions of findings never sits in memory."""
 
-    def __init__(self, stream: TextIO, depth: int) -> None:
+    def __init__(self, stream: IO[str], depth: int) -> None:
         self.stream, self.indent, self.count = stream, "  " * depth, 0
 
     def add(self, member: dict[str, Any], *, ensure_ascii: bool = True) -> None:
@@ -134,7 +134,7 @@ class JsonWriter(Writer):
     """One JSON object: the documents that have issues (valid ones are only counted), written as they come, then
     the inputs that could not be read and the summary."""
 
-    def __init__(self, stream: TextIO, version: str | Callable[[], str]) -> None:
+    def __init__(self, stream: IO[str], version: str | Callable[[], str]) -> None:
         super().__init__(stream, version)
         self.problems: list[dict[str, Any]] = []
         self.stream.write("{" + _members({"tool": "eris", "version": self.version}, 0) + ',\n  "results": [')
@@ -171,7 +171,7 @@ class SarifWriter(Writer):
     """SARIF 2.1.0, one run; rule ids are the issue codes, the JSON Pointer is the logical location. Results are
     written as they come; the tool with its rules, known only at the end, comes after them."""
 
-    def __init__(self, stream: TextIO, version: str | Callable[[], str]) -> None:
+    def __init__(self, stream: IO[str], version: str | Callable[[], str]) -> None:
         super().__init__(stream, version)
         self.notifications: list[dict[str, Any]] = []
         self.rules: dict[str, Issue] = {}
