@@ -9,9 +9,9 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from conformance.cli.streaming import StreamProblem, stream_values
+from conformance.cli.streaming import StreamProblem, TextSource, stream_values
 from profiles import fast_json, strict_json
 
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
@@ -140,7 +140,7 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
         yield from from_stream(source, handle)
 
 
-def from_stream(source: str, handle: TextIO) -> Iterator[Payload | ReadProblem]:
+def from_stream(source: str, handle: TextSource) -> Iterator[Payload | ReadProblem]:
     """Every payload of a JSON text read as a stream (see conformance.cli.streaming): memory stays flat."""
     try:
         for kind, value, position in stream_values(handle):

@@ -7,15 +7,21 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import Any, Protocol
 
 from profiles import strict_json
 
-__all__ = ["BUFFER_CHARS", "StreamProblem", "stream_values"]
+__all__ = ["BUFFER_CHARS", "StreamProblem", "TextSource", "stream_values"]
 
 BUFFER_CHARS = 1 << 20
 _CUT_SLACK = 16
 """A decoding error this close to the end of the buffer may be a value cut by the buffer: read more and retry."""
+
+
+class TextSource(Protocol):
+    """Where the text comes from: a text file, or text decoded from bytes already partly read (cli/units.py)."""
+
+    def read(self, size: int, /) -> str: ...
 
 
 class StreamProblem(Exception):
@@ -26,7 +32,7 @@ class StreamProblem(Exception):
         self.message, self.line, self.column = message, line, column
 
 
-def stream_values(handle: TextIO) -> Iterator[tuple[str, Any, int | None]]:
+def stream_values(handle: TextSource) -> Iterator[tuple[str, Any, int | None]]:
     """(kind, value, position) for each value of the text: ("item", value, index) for the items of a top-level
     array; ("line", value, line number) for NDJSON; ("document", value, None) for one document. Raises
     StreamProblem where the text stops being readable (what came before it was yielded)."""
@@ -45,7 +51,7 @@ def _first_value(text: str) -> int:
 class _Buffer:
     """Text read so far and not yet consumed; grows by BUFFER_CHARS, drops what was consumed."""
 
-    def __init__(self, handle: TextIO, text: str, position: int) -> None:
+    def __init__(self, handle: TextSource, text: str, position: int) -> None:
         self.handle, self.text, self.position, self.ended = handle, text, position, False
 
     def more(self) -> bool:
@@ -99,7 +105,7 @@ def _may_go_on(value: Any, text: str, end: int) -> bool:
     return is_number and all(ch in _NUMBER_CHARS for ch in text[end:])
 
 
-def _array_items(handle: TextIO, head: str, after_bracket: int) -> Iterator[tuple[str, Any, int | None]]:
+def _array_items(handle: TextSource, head: str, after_bracket: int) -> Iterator[tuple[str, Any, int | None]]:
     buffer = _Buffer(handle, head, after_bracket)
     index = 0
     if buffer.next_char() == "]":
@@ -119,7 +125,7 @@ def _array_items(handle: TextIO, head: str, after_bracket: int) -> Iterator[tupl
         raise StreamProblem("invalid JSON: text after the closing ']' of the array")
 
 
-def _documents(handle: TextIO, head: str) -> Iterator[tuple[str, Any, int | None]]:
+def _documents(handle: TextSource, head: str) -> Iterator[tuple[str, Any, int | None]]:
     """One document, or NDJSON: the first line decides (a whole value on it, and more lines after, is NDJSON)."""
     lines = _lines(handle, head)
     first = next(lines, None)
@@ -160,7 +166,7 @@ def _next_value_line(lines: Iterator[str], number: int) -> tuple[int, str] | Non
     return None
 
 
-def _lines(handle: TextIO, head: str) -> Iterator[str]:
+def _lines(handle: TextSource, head: str) -> Iterator[str]:
     """The lines of the text, each with its newline (so that they join back into the text)."""
     pending = head
     while True:

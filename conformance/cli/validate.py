@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
 from conformance.cli.checking import Checker, FileBatch, Lines, Span, Unit, renumbered
 from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, positive_int, suite_version
@@ -77,7 +77,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     output = Path(args.output).resolve() if args.output else None
     if output is not None and any(Path(p).resolve() == output for p in args.paths if p != "-"):
         return fail(f"--output {args.output} is also an input; choose another file")
-    stream: TextIO
+    stream: IO[str]
     if output is None:
         stream = sys.stdout
     else:
