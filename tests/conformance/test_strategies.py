@@ -8,8 +8,9 @@ import json
 import re
 
 import pytest
+from budgets import COSTLY
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.strategies import (
@@ -51,7 +52,7 @@ def _errors(payload, **options):
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
-@settings(max_examples=8)
+@COSTLY
 @given(data=st.data())
 def test_every_drawn_payload_passes_the_validator(kind, data):
     payload = data.draw(STRATEGIES[kind])
@@ -108,7 +109,7 @@ def test_every_rule_of_the_profile_data_is_honoured_by_the_strategies():
 
 
 @pytest.mark.parametrize("name", sorted(schema_index().documents["Primitives"]["$defs"]))
-@settings(max_examples=30)
+@COSTLY
 @given(data=st.data())
 def test_primitives_match_their_schema_pattern(name, data):
     pattern = schema_index().documents["Primitives"]["$defs"][name]["pattern"]
@@ -141,7 +142,7 @@ def other_installation(tmp_path_factory):
     )
 
 
-@settings(max_examples=60)
+@COSTLY
 @given(data=st.data())
 def test_payloads_follow_the_installation_they_are_drawn_for(other_installation, data):
     validator, drawn = other_installation
@@ -155,14 +156,14 @@ def test_payloads_follow_the_installation_they_are_drawn_for(other_installation,
 
 
 @pytest.mark.parametrize("format_name", sorted(FORMATS))
-@settings(max_examples=30)
+@COSTLY
 @given(data=st.data())
 def test_registry_values_pass_their_check(format_name, data):
     assert conforms(format_name, data.draw(registry_values(format_name)))
 
 
 @pytest.mark.parametrize("profile", sorted(CONTRACT.profiles))
-@settings(max_examples=5)
+@COSTLY
 @given(data=st.data())
 def test_a_resource_drawn_for_a_profile_is_recognised_as_that_profile(profile, data):
     resource_type = CONTRACT.profiles[profile].resource_type
@@ -171,7 +172,7 @@ def test_a_resource_drawn_for_a_profile_is_recognised_as_that_profile(profile, d
     assert [p.name for p in recognised] == [profile]
 
 
-@settings(max_examples=5)
+@COSTLY
 @given(party=valid_resource(CONTRACT, "Party"))
 def test_a_party_drawn_without_a_profile_still_has_one(party):
     assert len(VALIDATOR.recognised_profiles(party, "Party")) == 1
@@ -186,7 +187,7 @@ def test_an_unknown_profile_or_type_is_refused():
         valid_write(CONTRACT, "deleteParty")
 
 
-@settings(max_examples=10)
+@COSTLY
 @given(body=valid_write(CONTRACT, "createParty"))
 def test_creates_leave_the_assigned_identifier_value_to_the_service(body):
     assigned = {
@@ -200,7 +201,7 @@ def test_creates_leave_the_assigned_identifier_value_to_the_service(body):
     assert all("value" in i for i in body.get("identifier", []) if i["system"] not in assigned)
 
 
-@settings(max_examples=10)
+@COSTLY
 @given(body=valid_write(CONTRACT, "updateDocumentReference", target=WAREHOUSE_TARGET))
 def test_a_warehouse_document_patch_names_the_given_target_first(body):
     assert body["identifier"][0] == WAREHOUSE_TARGET
@@ -212,7 +213,7 @@ def test_a_write_addressed_by_its_query_takes_no_target():
 
 
 @pytest.mark.parametrize("report_id", sorted(CONTRACT.operations))
-@settings(max_examples=5)
+@COSTLY
 @given(data=st.data())
 def test_report_orders_take_the_key_and_report_given(report_id, data):
     pem = public_key_pem(KEY_SIZES[-1])
@@ -228,7 +229,7 @@ def test_the_key_pool_holds_rsa_keys_of_each_size(bits):
     assert load_pem_public_key(public_key_pem(bits).encode()).key_size == bits
 
 
-@settings(max_examples=10)
+@COSTLY
 @given(pem=public_key_pems())
 def test_a_key_below_4096_bits_is_only_a_warning(pem):
     order = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from budgets import COSTLY
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
@@ -25,14 +26,14 @@ def _reported(mutation: Mutation) -> list[tuple[str, str, str]]:
     return [(issue.code, issue.location, issue.severity.value) for issue in issues]
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(mutation=mutations(CONTRACT))
 def test_every_mutation_is_reported_with_its_code_at_its_location(mutation):
     assert (mutation.expected_code, mutation.location, "error") in _reported(mutation), mutation.description
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-@settings(max_examples=6, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(COSTLY, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_each_fault_is_reported_wherever_it_applies(fault, data):
     mutation = data.draw(FAULT_STRATEGIES[fault])

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from budgets import COSTLY
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from serve_fixtures import (
@@ -40,7 +41,7 @@ from reference_impl.tokens import REPORT_RIGHT, mint_token
 EMPLOYER_OWNER = [{"type": "Party", "identifier": {"system": NIP_SYSTEM, "value": OWN_ORGANIZATION_NIP}}]
 
 WRITES = {operation.operation_id: operation for operation in write_operations(CONTRACT)}
-EXAMPLES = settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+EXAMPLES = settings(COSTLY, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 UNUSED_PORT_URL = "http://127.0.0.1:9/deliveries"
 """Nothing listens on the discard port: the order is accepted, its delivery retried in the background."""
 

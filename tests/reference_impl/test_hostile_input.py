@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from serve_fixtures import ALL, EMPLOYER_NIP, assert_problem, contractor_body, ns, running
 
@@ -128,7 +128,6 @@ def _nested(value: Any, depth: int) -> Any:
     return value
 
 
-@settings(max_examples=60)
 @given(
     target=st.sampled_from(WRITES),
     value=_VALUES,
@@ -146,7 +145,6 @@ def test_fuzzed_json_bodies_never_reach_a_5xx_and_every_read_still_answers(serve
 _PARAMETERS = st.sampled_from(["count", "offset", "identifier", "owner", "attribute", "profile", "type", "status"])
 
 
-@settings(max_examples=60)
 @given(
     path=st.sampled_from(["/v1/parties", "/v1/locations", "/v1/fixed-asset-documents", "/v1/value-sets"]),
     query=st.lists(st.tuples(_PARAMETERS, st.text(max_size=30) | st.integers().map(str)), max_size=30),

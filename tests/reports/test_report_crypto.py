@@ -15,7 +15,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reports.compression import GzipWriter, gunzip_chunks
@@ -52,7 +52,6 @@ def _encrypt(plaintext: bytes, session: SessionKey, write_sizes: list[int], chun
     return sink.getvalue()
 
 
-@settings(max_examples=200, deadline=None)
 @given(
     plaintext=st.binary(max_size=5000),
     write_sizes=st.lists(st.integers(min_value=0, max_value=700), max_size=12),
@@ -176,7 +175,6 @@ def test_decrypt_artifact_writes_the_plaintext(tmp_path):
 PLAINTEXT = b"company_tax_no,year,month\n7251801126,2026,10\n" * 40
 
 
-@settings(max_examples=300, deadline=None)
 @given(bit=st.integers(min_value=0, max_value=(len(PLAINTEXT) + TAG_BYTES) * 8 - 1))
 def test_a_flipped_bit_anywhere_is_rejected(bit):
     session = SessionKey(b"k" * 32, b"n" * 12)

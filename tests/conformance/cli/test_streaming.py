@@ -7,7 +7,7 @@ import io
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.cli import streaming
@@ -34,7 +34,6 @@ def _values(text: str) -> list[tuple[str, object, object]]:
     return list(stream_values(io.StringIO(text)))
 
 
-@settings(max_examples=150)
 @given(items=st.lists(JSON_VALUES, max_size=8), indent=st.sampled_from([None, 2]))
 def test_the_items_of_an_array_come_one_by_one_as_the_whole_text_reader_reads_them(items, indent):
     for buffer in (1, 5, 64):
