@@ -8,7 +8,7 @@ reaches the profile rules with shapes they do not expect).
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from mutations import element_paths, with_element_replaced
 from project_paths import DATA_DIR
@@ -37,7 +37,6 @@ def _no_internal_errors(issues):
     assert all(issue.code != "validator-internal-error" for issue in issues), issues
 
 
-@settings(max_examples=4000)
 @given(document=json_values, resource_type=resource_types, context=contexts)
 def test_arbitrary_json_gives_issues_not_exceptions(document, resource_type, context):
     if isinstance(document, dict) and resource_type:
@@ -45,7 +44,6 @@ def test_arbitrary_json_gives_issues_not_exceptions(document, resource_type, con
     _no_internal_errors(VALIDATOR.validate(document, context=context))
 
 
-@settings(max_examples=6000)
 @given(data=st.data(), value=json_values, context=contexts)
 def test_valid_examples_with_one_element_replaced_give_issues_not_exceptions(data, value, context):
     document, resource_type = data.draw(st.sampled_from(SEEDS))
