@@ -17,6 +17,8 @@ from conformance.deviations import FAULT, VARIANT, catalogue, lookup
 from conformance.requirements import load_catalogue
 from conformance.selftest import BROKEN, KILLED, PASSED, run_deviation, run_selftest
 
+pytestmark = pytest.mark.selftest  # a CI step of its own (.ci/test)
+
 DEVIATIONS = catalogue()
 FAULTS = [d for d in DEVIATIONS if d.kind == FAULT]
 VARIANTS = [d for d in DEVIATIONS if d.kind == VARIANT]
