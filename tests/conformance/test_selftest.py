@@ -12,10 +12,9 @@ import sys
 import pytest
 from project_paths import ROOT
 
-from conformance import selftest
-from conformance.deviations import FAULT, VARIANT, catalogue, lookup
+from conformance.deviations import FAULT, VARIANT, Deviation, catalogue, lookup
 from conformance.requirements import load_catalogue
-from conformance.selftest import BROKEN, KILLED, PASSED, run_deviation, run_selftest
+from conformance.selftest import BROKEN, KILLED, PASSED, certifying_processes, judged, run_deviation, run_selftest
 
 pytestmark = pytest.mark.selftest  # a CI step of its own (.ci/test)
 
@@ -71,14 +70,16 @@ def test_a_server_without_deviations_never_imports_them():
     assert done.stdout.strip() == "False"
 
 
-def test_a_certification_that_crashes_is_a_run_that_failed_not_a_verdict(tmp_path, monkeypatch):
+def test_a_certification_that_crashes_is_a_run_that_failed_not_a_verdict(tmp_path):
     """Exit 1 is a non-conformant verdict only with its certification.json: a traceback exits 1 too."""
-    crashed = subprocess.CompletedProcess(
-        [], 1, stdout="", stderr="Traceback (most recent call last):\nImportError: x\n"
-    )
-    monkeypatch.setattr(selftest.subprocess, "run", lambda *arguments, **options: crashed)
-    outcome = run_deviation(FAULTS[0], focused=True, examples=0, seed=1, workdir=tmp_path)
+    outcome = judged(FAULTS[0], 1, tmp_path, "Traceback (most recent call last):\nImportError: x\n", 1.0)
     assert (outcome.result, outcome.detail) == (BROKEN, "ImportError: x")
+
+
+def test_a_certification_that_could_not_run_says_why_in_its_own_words(tmp_path):
+    unknown = Deviation("no-such-fault", FAULT, "a fault the catalogue does not hold", "ERIS-READ-001", lambda *_: None)
+    outcome = run_deviation(unknown, focused=True, examples=0, seed=1, workdir=tmp_path)
+    assert outcome.result == BROKEN and "no-such-fault" in outcome.detail, outcome
 
 
 def test_a_variant_s_data_entries_reach_the_embedded_target_description():
@@ -156,9 +157,10 @@ def met_on_the_way(tmp_path_factory):
             seed=CI_SEED,
             workdir=folder,
             delivery_timeout=CI_DELIVERY_TIMEOUT,
+            processes=processes,
         )
 
-    with ThreadPoolExecutor(2) as pool:
+    with certifying_processes(2) as processes, ThreadPoolExecutor(2) as pool:
         return dict(zip(sorted(MET_ON_THE_WAY), pool.map(certify, sorted(MET_ON_THE_WAY)), strict=True))
 
 
