@@ -4,6 +4,8 @@
 import shutil
 import subprocess
 import sys
+import tomllib
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,3 +49,30 @@ def test_an_import_circle_inside_a_package_is_refused(tmp_path):
     result = _lint_imports(tree)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "No import circle inside a package BROKEN" in result.stdout
+
+
+def _modules_of(package: str) -> set[str]:
+    """The modules and subpackages directly in a package (a subpackage's own modules are in its layer)."""
+    folder = ROOT / package
+    modules = {path.stem for path in folder.glob("*.py") if path.stem != "__init__"}
+    return modules | {path.parent.name for path in folder.glob("*/__init__.py")}
+
+
+def _layered() -> dict[str, set[str]]:
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    named: dict[str, set[str]] = defaultdict(set)
+    for contract in contracts["contracts"]:
+        if contract["type"] == "layers":
+            for container in contract.get("containers", []):
+                for layer in contract["layers"]:
+                    named[container] |= {module.strip().strip("()") for module in layer.split("|")}
+    return named
+
+
+def test_every_module_of_every_package_is_in_a_layer():
+    """A module in no layer is checked by no layers contract: any import from it or into it would pass."""
+    layered = _layered()
+    outside = [
+        f"{package}.{module}" for package in PACKAGES for module in sorted(_modules_of(package) - layered[package])
+    ]
+    assert not outside, f"modules in no layer of pyproject.toml [tool.importlinter]: {outside}"
