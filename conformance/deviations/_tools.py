@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 from multidict import MultiDict
 
 from profiles import strict_json
@@ -20,7 +21,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Matches = Callable[[web.Request], bool]
 
 
-def add_middleware(app: web.Application, middleware: Callable[[web.Request, Handler], Awaitable[Any]]) -> None:
+def add_middleware(app: web.Application, middleware: Middleware) -> None:
     """Innermost: it runs after auth and the rate limit, right around the handler."""
     app.middlewares.append(web.middleware(middleware))
 
@@ -108,10 +109,11 @@ def rewrite_json_answer(app: web.Application, matches: Matches, change: Callable
             response = await handler(request)
         except web.HTTPException as error:
             response = error
-        if not matches(request) or not isinstance(response, web.Response) or response.body is None:
+        # a streamed body (a Payload) is no JSON document to rewrite
+        if not matches(request) or not isinstance(response, web.Response) or not isinstance(response.body, bytes):
             return response
         try:
-            body = json.loads(bytes(response.body))
+            body = json.loads(response.body)
         except ValueError:
             return response
         changed = change(body, request, response.status)
@@ -158,7 +160,7 @@ def rewrite_notifications(app: web.Application, change: Callable[[dict[str, Any]
     on_startup(app, replace_recording)
 
 
-def add_outer_middleware(app: web.Application, middleware: Callable[[web.Request, Handler], Awaitable[Any]]) -> None:
+def add_outer_middleware(app: web.Application, middleware: Middleware) -> None:
     """Outermost: it runs before Problem Details, auth and the rate limit, and sees their answers."""
     app.middlewares.insert(0, web.middleware(middleware))
 
@@ -177,6 +179,11 @@ def rewrite_json_body(
         return await handler(request)
 
     add_middleware(app, middleware)
+
+
+def as_object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
 
 
 def resources_in(body: Any) -> list[dict[str, Any]]:

@@ -275,9 +275,14 @@ def shared_value_sets_listed_without_version(app: web.Application, settings: Any
 def reads_behind_an_xssi_prefix(app: web.Application, settings: Any) -> None:
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         response = await handler(request)
-        if path_is("GET", "/v1/cost-centers")(request) and isinstance(response, web.Response) and response.body:
+        if (
+            path_is("GET", "/v1/cost-centers")(request)
+            and isinstance(response, web.Response)
+            and isinstance(response.body, bytes)
+            and response.body
+        ):
             return web.Response(
-                body=b")]}',\n" + bytes(response.body), status=response.status, content_type="application/json"
+                body=b")]}',\n" + response.body, status=response.status, content_type="application/json"
             )
         return response
 

@@ -14,6 +14,7 @@ from conformance.deviations import deviation
 from conformance.deviations._tools import (
     Handler,
     add_middleware,
+    as_object,
     json_of,
     on_startup,
     path_is,
@@ -113,7 +114,7 @@ def warehouse_documents_in_own_namespace(app: web.Application, settings: Any) ->
         return inbox, f"{arcs[0]}.{max(int(a) for a in own.installation.namespace_keys.values()) + 1}"
 
     def is_warehouse(resource: dict[str, Any]) -> bool:
-        meta = resource.get("meta") if isinstance(resource.get("meta"), dict) else {}
+        meta = as_object(resource.get("meta"))
         profiled = any(str(url).endswith("/WarehouseDocument") for url in meta.get("profile") or [])
         categories = [c for concept in resource.get("category") or [] for c in concept.get("coding") or []]
         return profiled or any(c.get("code") == "warehouse-document" for c in categories if isinstance(c, dict))

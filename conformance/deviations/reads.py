@@ -258,7 +258,8 @@ def undeclared_vocabulary_accepted(app: web.Application, settings: Any) -> None:
     def nothing_for_unknown_vocabularies(conditions: Conditions, type_: str, query: Query) -> list[Condition]:
         if type_ != "Party":
             return conditions(type_, query)
-        remaining, found = dict(query), []
+        remaining: dict[str, list[str]] = dict(query)
+        found: list[Condition] = []
         while True:
             try:
                 return conditions(type_, remaining) + found

@@ -72,8 +72,9 @@ def _own_categories(app: web.Application) -> None:
                 continue
             for concept in resource.get("category") or []:
                 for coding in (concept.get("coding") or []) if isinstance(concept, dict) else []:
-                    if isinstance(coding, dict) and coding.get("system") == ours(request):
-                        own = own_of.get(coding.get("code"), coding.get("code"))
+                    code = coding.get("code") if isinstance(coding, dict) else None
+                    if isinstance(code, str) and coding.get("system") == ours(request):
+                        own = own_of.get(code, code)
                         coding.update(system=OWN_CATEGORY_SYSTEM, code=own, display=_DISPLAY.get(own, own))
         return body
 
@@ -248,9 +249,10 @@ OWN_NAMESPACE_KEYS = {
 )
 def naming_systems_of_own_shape(app: web.Application, settings: Any) -> None:
     def own_shape(item: dict[str, Any]) -> dict[str, Any]:
-        kept = {name: item[name] for name in ("resourceType", "id", "owner", "usage") if name in item}
+        kept: dict[str, Any] = {name: item[name] for name in ("resourceType", "id", "owner", "usage") if name in item}
+        key = str(item.get("key"))
         return kept | {
-            "code": OWN_NAMESPACE_KEYS.get(item.get("key"), str(item.get("key"))),
+            "code": OWN_NAMESPACE_KEYS.get(key, key),
             "title": item.get("name"),
             "uniqueId": [{"value": item.get("system")}],
             "usableInReferences": item.get("referenceKey"),

@@ -11,7 +11,7 @@ from typing import Any
 from aiohttp import web
 
 from conformance.deviations import deviation
-from conformance.deviations._tools import resources_in, rewrite_json_answer
+from conformance.deviations._tools import as_object, resources_in, rewrite_json_answer
 from reference_impl.state import SERVICE
 
 Change = Callable[[dict[str, Any], Any], None]
@@ -120,7 +120,7 @@ def party_name_as_text(app: web.Application, settings: Any) -> None:
 )
 def employees_without_kind(app: web.Application, settings: Any) -> None:
     def change(resource: dict[str, Any], contract: Any) -> None:
-        meta = resource.get("meta") if isinstance(resource.get("meta"), dict) else {}
+        meta = as_object(resource.get("meta"))
         if any(str(url).endswith("/Employee") for url in meta.get("profile") or []):
             meta.pop("profile", None)
             resource.pop("category", None)
@@ -254,7 +254,7 @@ def allocation_target_as_text(app: web.Application, settings: Any) -> None:
     def change(resource: dict[str, Any], contract: Any) -> None:
         target = resource.get("target")
         if isinstance(target, dict):
-            identifier = target.get("identifier") if isinstance(target.get("identifier"), dict) else {}
+            identifier = as_object(target.get("identifier"))
             resource["target"] = str(identifier.get("value", target.get("display", "?")))
 
     _serve_changed(app, {"FixedAssetAllocation"}, change)
@@ -372,7 +372,7 @@ def cost_center_ids_prefixed(app: web.Application, settings: Any) -> None:
 )
 def employer_nip_served_in_a_vendor_system(app: web.Application, settings: Any) -> None:
     def change(resource: dict[str, Any], contract: Any) -> None:
-        meta = resource.get("meta") if isinstance(resource.get("meta"), dict) else {}
+        meta = as_object(resource.get("meta"))
         if any(str(url).endswith("/Employer") for url in meta.get("profile") or []):
             nip = contract.installation.values["nip_system"]
             for identifier in resource.get("identifier") or []:

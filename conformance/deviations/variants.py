@@ -56,11 +56,11 @@ async def _answer_of(handler: Handler, request: web.Request) -> web.StreamRespon
 
 
 def _json_object(response: web.StreamResponse) -> dict[str, Any] | None:
-    if not isinstance(response, web.Response) or response.body is None:
+    if not isinstance(response, web.Response) or not isinstance(response.body, bytes):
         return None
     try:
-        body = json.loads(bytes(response.body))
-    except (TypeError, ValueError):
+        body = json.loads(response.body)
+    except ValueError:
         return None
     return body if isinstance(body, dict) else None
 
