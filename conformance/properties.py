@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 import hypothesis.errors
@@ -40,6 +40,31 @@ from schemathesis.specs.openapi.checks import (
 from conformance.bounded_http import SuiteCouldNotSend
 from conformance.operations import REPORTS
 from profiles.openapi_index import openapi_document
+
+if TYPE_CHECKING:
+    from conformance.bounded_http import BoundedClient
+    from profiles.validator import Validator
+
+
+class TargetClient(Protocol):
+    """What the property phase uses of the suite's client of the target (conformance.plugin.Api, a layer above)."""
+
+    client: BoundedClient
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Any = None,
+        json: Any = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        token: str | None = None,
+    ) -> httpx.Response: ...
+
+    def get(self, path: str, params: Any = None, *, paging_defaults: bool = False, **kwargs: Any) -> httpx.Response: ...
+
 
 __all__ = ["GENERATION_ERRORS", "REPORTS", "Finding", "Sent", "described", "judge", "load_schema", "send"]
 
@@ -95,7 +120,7 @@ def load_schema(base_url: str) -> Any:
     return schema
 
 
-def send(api: Any, case: Any, token: str | None) -> Sent:
+def send(api: TargetClient, case: Any, token: str | None) -> Sent:
     """Send a generated case through the suite's client (recorded, 429 waited out, bounded). POST /v1/reports
     carries `token`; the other operations carry the client's default credentials. SuiteCouldNotSend when
     schemathesis cannot make the request, or the client cannot send it."""
@@ -187,8 +212,8 @@ def judge(
     *,
     operation_requirement: str,
     item_type: str | None,
-    validator: Any,
-    api: Any,
+    validator: Validator,
+    api: TargetClient,
 ) -> Iterator[Finding]:
     """Every check that applies to this answer; a Finding for each that fails. `item_type`: what the items of
     a list read are validated as (None: not a list read)."""
@@ -222,7 +247,7 @@ def judge(
         yield from _list_read_findings(sent, item_type, validator, api, operation_requirement)
 
 
-def _resource_findings(sent: Sent, validator: Any) -> list[Finding] | None:
+def _resource_findings(sent: Sent, validator: Validator) -> list[Finding] | None:
     """A success answering a resource (the created or updated Party): what the validator finds wrong, each under
     the requirement of its rule (nothing when it finds nothing). None when the answer is not a resource, or when an
     issue is placed nowhere: schemathesis' check then speaks for the operation."""
@@ -234,13 +259,12 @@ def _resource_findings(sent: Sent, validator: Any) -> list[Finding] | None:
     except ValueError:
         return None
     issues = [i for i in validator.validate(body, resource_type=resource_type) if i.is_error]
-    if not all(issue.requirement for issue in issues):
+    placed = [(issue.requirement, issue) for issue in issues if issue.requirement]
+    if len(placed) < len(issues):
         return None
     return [
-        Finding(
-            issue.requirement, "answer_valid_by_contract", described(sent, f"{issue.location or '/'}: {issue.message}")
-        )
-        for issue in issues
+        Finding(requirement, "answer_valid_by_contract", described(sent, f"{issue.location or '/'}: {issue.message}"))
+        for requirement, issue in placed
     ]
 
 
@@ -255,7 +279,7 @@ def _answered_resource(method: str, path: str) -> str | None:
 
 
 def _list_read_findings(
-    sent: Sent, item_type: str, validator: Any, api: Any, operation_requirement: str
+    sent: Sent, item_type: str, validator: Validator, api: TargetClient, operation_requirement: str
 ) -> Iterator[Finding]:
     try:
         body = sent.response.json()
@@ -293,7 +317,7 @@ def _list_read_findings(
         yield from _next_page_findings(sent, items, count, api)
 
 
-def _next_page_findings(sent: Sent, items: list[Any], count: int, api: Any) -> Iterator[Finding]:
+def _next_page_findings(sent: Sent, items: list[Any], count: int, api: TargetClient) -> Iterator[Finding]:
     offset = _integer(sent.case.query, "offset")
     if offset is None:  # where a page without offset starts is ERIS-LIMIT-002's own test
         return
