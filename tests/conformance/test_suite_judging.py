@@ -11,7 +11,6 @@ import pytest
 from conformance.outcomes import Findings, FindingsFailed, TestOutcome
 from conformance.suite.support.filters import Filter, matches
 from conformance.suite.support.orders import assert_refused_as_client_fault
-from conformance.suite.support.writes import codes
 from conformance.suite.support.reads import (
     as_object,
     codings,
@@ -20,6 +19,7 @@ from conformance.suite.support.reads import (
     reference_identifiers,
     string_attributes,
 )
+from conformance.suite.support.writes import codes
 
 TYPE_SYSTEM = "https://erp.example.com/fhir/vocab/party-type"
 
