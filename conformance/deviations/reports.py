@@ -442,7 +442,7 @@ def retry_after_missing(app: web.Application, settings: Any) -> None:
     orders = RateLimiter(50, 100)
 
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.method == "POST" and request.path == REPORTS and orders.check(request.remote or "") is not None:
+        if is_report_order(request) and orders.check(request.remote or "") is not None:
             return problem(429, "the gateway rate limit is exceeded")
         response = await handler(request)
         if response.status == 429:
