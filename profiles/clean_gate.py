@@ -123,7 +123,7 @@ def clean_gate(
     candidates = contract.profiles_of(rules.resource_type)
     recognised = {profile: _recognised(profile) for profile in candidates}
     profile_required = RESOURCE in rules.profile_required_in
-    parts: list[Schema] = [{"$ref": structure}, *_recognition(contract, rules, candidates, recognised)]
+    parts: list[Schema | bool] = [{"$ref": structure}, *_recognition(contract, rules, candidates, recognised)]
     identifier_paths: list[tuple[str, ...]] = []
     functions: list[Mapping[str, Any]] = []
     for spec in _checking(rules.rules, context):
@@ -284,7 +284,7 @@ def _profile_namespaces(
     at the first branch that holds, and most documents are held by their profile's."""
     installation = {s for s in contract.namespaces if s.startswith(INSTALLATION_OID_ARC)}
     tokens = split_path(spec["path"])
-    branches = []
+    branches: list[Schema] = []
     for profile, claimed_or_shown in recognised.items():
         allowed = {ns.system for ns in contract.namespaces.values() if ns.key in profile.identifier_namespaces}
         forbidden = sorted(installation - allowed)

@@ -20,7 +20,9 @@ NIP_WEIGHTS = (6, 5, 7, 2, 3, 4, 5, 6, 7)
 REGON9_WEIGHTS = (8, 9, 2, 3, 4, 5, 6, 7)
 REGON14_WEIGHTS = (2, 4, 8, 5, 0, 9, 7, 3, 6, 1, 2, 4, 8)
 PESEL_WEIGHTS = (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)
-_WEIGHT_SUMS = {weights: sum(weights) for weights in (NIP_WEIGHTS, REGON9_WEIGHTS, REGON14_WEIGHTS, PESEL_WEIGHTS)}
+_WEIGHT_SUMS: dict[tuple[int, ...], int] = {
+    weights: sum(weights) for weights in (NIP_WEIGHTS, REGON9_WEIGHTS, REGON14_WEIGHTS, PESEL_WEIGHTS)
+}
 
 
 def _weighted(digits: str, weights: tuple[int, ...]) -> int:

@@ -7,7 +7,7 @@ It never raises on bad input: whatever the payload, it returns issues.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -185,8 +185,8 @@ class Validator:
         payloads, the loop of `eris validate`. With the default options a gate that is nothing but its pass and
         identifier walk is called directly, without the calls of passes_gate around it."""
         if resource_type is not None or profile is not None or context != RESOURCE:
-            passes_gate = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
-            return [index for index, passed in enumerate(map(passes_gate, documents)) if not passed]
+            passes = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
+            return [index for index, passed in enumerate(map(passes, documents)) if not passed]
         table, passes_gate, refused = self._gate_table, self.passes_gate, []
         for index, document in enumerate(documents):
             found = document.get("resourceType") if type(document) is dict else None
@@ -266,7 +266,7 @@ class Validator:
             return
         found = document.get("resourceType")
         known = isinstance(found, str) and (resource_type is None or found == resource_type)
-        rules = self.contract.resources.get(found) if known else None  # the common case, without a generator
+        rules = self.contract.resources.get(found) if known and isinstance(found, str) else None  # the common case
         if rules is None:
             rules = yield from self._resource_rules(document, resource_type)
             if rules is None:
@@ -335,7 +335,9 @@ class Validator:
             # the resource type's requirement, as for its structure: no rule row reports this
             yield replace(self.issue_codes.issue("open-choice", _pointer(path), message), requirement=rules.requirement)
 
-    def _resource_rules(self, document: dict[str, Any], declared: str | None) -> Iterator[Issue]:
+    def _resource_rules(
+        self, document: dict[str, Any], declared: str | None
+    ) -> Generator[Issue, None, ResourceRules | None]:
         codes = self.issue_codes
         found = document.get("resourceType")
         if found is not None and declared is not None and found != declared:
@@ -372,12 +374,16 @@ class Validator:
         key = (rules.resource_type, context)
         fast = self._fast_paths.get(key)
         if fast is None and rules.schema:
-            compiled, residual = [], []
+            compiled: list[dict[str, Any]] = []
+            residual: list[Mapping[str, Any]] = []
             for spec in _in_context(rules.rules, context):
                 if spec.get("strength") == "example":
                     continue  # checks nothing, as in _plan
                 schema = compile_rule(self.contract, spec)
-                (residual if schema is None else compiled).append(schema if schema is not None else spec)
+                if schema is None:
+                    residual.append(spec)
+                else:
+                    compiled.append(schema)
             structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"]
             combined = {"$schema": _DIALECT, "allOf": [{"$ref": structure}, *compiled]}
             fast = self._fast_paths[key] = _FastPath(self.schemas.compile(combined), self._plan(residual, context))
@@ -399,7 +405,7 @@ class Validator:
                     context,
                 )
             )
-            if built is not None and context == RESOURCE and not gate.functions:
+            if built is not None and gate is not None and context == RESOURCE and not gate.functions:
                 self._gate_table[rules.resource_type] = built.parts
         return self._gates[key]
 
@@ -433,7 +439,7 @@ class Validator:
 _UNBUILT: Any = object()
 
 
-def _by_element(issues: list[Issue], rules: ResourceRules) -> Iterator[Issue]:
+def _by_element(issues: Iterable[Issue], rules: ResourceRules) -> Iterator[Issue]:
     """Structure issues inside an element with a requirement of its own (attribute[], owner) are that
     requirement's, not the resource type's."""
     for issue in issues:
