@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -76,6 +77,54 @@ def _run(corpus: Path, jobs: int, checkout: str | None, stdin: bool) -> Run:
     return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
+@dataclass(frozen=True)
+class Instructions:
+    before_fork: int
+    """The command's, up to its last fork (all of them with --jobs 1)."""
+    workers: list[int]
+    """Each worker's own, from its fork."""
+    after_fork: int
+    """The command's, after its last fork."""
+
+    def critical_path(self, jobs: int) -> float:
+        return self.before_fork + (sum(self.workers) + self.after_fork) / jobs
+
+
+def _instructions(corpus: Path, jobs: int, checkout: str | None, stdin: bool, folder: Path) -> Instructions:
+    environment = dict(AS_INSTALLED, **({"PYTHONPATH": checkout} if checkout else {}))
+    out = folder / f"callgrind-{len(list(folder.iterdir()))}"
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--trace-children=yes",
+        "--zero-before=PyOS_AfterFork_Child",  # a worker's counts start at its fork
+        "--dump-before=PyOS_AfterFork_Parent",  # the command's counts up to each fork in a part of their own
+        f"--callgrind-out-file={out}.%p",
+        str(ERIS),
+        "validate",
+        "--jobs",
+        str(jobs),
+        "-" if stdin else str(corpus),
+    ]
+    with corpus.open("rb") if stdin else open(os.devnull, "rb") as source:
+        process = subprocess.Popen(
+            command, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment
+        )
+        _, errors = process.communicate()
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"valgrind {' '.join(command[-4:])} failed: {errors.decode()[-2000:]}")
+    counts: dict[str, int] = {}
+    for path in folder.glob(f"{out.name}.*"):
+        summary = next(line for line in path.read_text().splitlines() if line.startswith("summary:"))
+        counts[path.name.removeprefix(f"{out.name}.")] = int(summary.split()[1])
+    command_pid = str(process.pid)  # valgrind runs the command in its own process
+    parts = [count for name, count in counts.items() if name.startswith(f"{command_pid}.")]
+    workers = [count for name, count in counts.items() if "." not in name and name != command_pid]
+    if not parts:  # it never forked
+        return Instructions(counts[command_pid], [], 0)
+    return Instructions(sum(parts), workers, counts[command_pid])
+
+
 def _quartiles(values: list[float]) -> tuple[float, float, float]:
     ordered = sorted(values)
     return ordered[len(ordered) // 4], statistics.median(ordered), ordered[(3 * len(ordered)) // 4]
@@ -85,14 +134,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=100_000, help="documents of the NDJSON corpus (default 100000)")
     parser.add_argument("--pairs", type=int, default=25, help="pairs of --jobs 1 and --jobs 2 a checkout (default 25)")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count the instructions of each mode once (valgrind's callgrind)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--stdin", action="store_true", help="pipe the corpus to `eris validate -` (through cat)")
     parser.add_argument(
         "--against", action="append", default=[], metavar="CLONE", help="another checkout to run in turns with this one"
     )
     args = parser.parse_args(argv)
-    if args.pairs < 1 or args.count < 1:
-        parser.error("--pairs and --count must be at least 1")
+    if args.pairs < (0 if args.instructions else 1) or args.count < 1:
+        parser.error("--pairs (but with --instructions) and --count must be at least 1")
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind (apt-get install valgrind)")
     for clone in args.against:
         if not (Path(clone) / "conformance" / "cli").is_dir():
             parser.error(f"--against {clone}: not a checkout of eris (no conformance/cli in it)")
@@ -116,10 +170,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             for _, checkout in turn:
                 for jobs in (1, 2) if pair % 2 == 0 else (2, 1):
                     runs[checkout][jobs].append(_run(corpus, jobs, checkout, args.stdin))
+        counted: dict[str | None, dict[int, Instructions]] = {}
+        for _, checkout in checkouts if args.instructions else ():
+            with tempfile.TemporaryDirectory(prefix="callgrind-", dir=scratch) as folder:
+                counted[checkout] = {
+                    jobs: _instructions(corpus, jobs, checkout, args.stdin, Path(folder)) for jobs in (1, 2)
+                }
 
     print()
     for label, checkout in checkouts:
+        if checkout in counted:
+            _print_instructions(label, counted[checkout])
         one, two = runs[checkout][1], runs[checkout][2]
+        if not one:
+            continue
         low, ratio, high = _quartiles([a.seconds / b.seconds for a, b in zip(one, two, strict=True)])
         verdict = "met" if ratio >= GOAL_SCALING else "NOT met"
         seconds_one, seconds_two = (statistics.median(run.seconds for run in runs) for runs in (one, two))
@@ -137,6 +201,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     print(f"load average after: {load_average()} (2 shared cores: other work slows every figure)")
     return 0
+
+
+def _print_instructions(label: str, counted: dict[int, Instructions]) -> None:
+    one, two = counted[1].critical_path(1), counted[2]
+    path = two.critical_path(2)
+    verdict = "met" if one / path >= GOAL_SCALING else "NOT met"
+    print(
+        f"{label}: instructions --jobs 1 {one / 1e9:.3f} G; --jobs 2: before the fork {two.before_fork / 1e9:.3f} G, "
+        f"workers {' + '.join(f'{count / 1e9:.3f}' for count in two.workers)} G, the command after the fork "
+        f"{two.after_fork / 1e9:.3f} G (+{(two.critical_path(1) - one) / one:.1%} in all); critical path "
+        f"{path / 1e9:.3f} G: projected ratio {one / path:.3f}x (floor >= {GOAL_SCALING}x: {verdict})"
+    )
 
 
 if __name__ == "__main__":
