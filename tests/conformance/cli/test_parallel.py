@@ -204,6 +204,7 @@ def test_the_run_ends_well_where_the_system_reaps_the_workers_itself() -> None:
     assert not finished.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_command_without_a_traceback_of_each_worker() -> None:
     script = (
         "import os, signal, sys, time\n"
@@ -221,7 +222,14 @@ def test_ctrl_c_stops_the_command_without_a_traceback_of_each_worker() -> None:
         "    print('interrupted')\n"
     )
     finished = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60, start_new_session=True
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        start_new_session=True,
+        # a shell running the tests in the background ignores SIGINT, and the child would inherit that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert finished.stdout == "interrupted\n"
     assert "Traceback" not in finished.stderr, finished.stderr
