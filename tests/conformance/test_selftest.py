@@ -5,6 +5,7 @@ every certification in full."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -26,6 +27,8 @@ CI_FAULT_EXAMPLES = 2
 CI_VARIANT_EXAMPLES = 0
 """A variant's certification runs every scenario test; its property phase is left to bench/selftest.py (CI time)."""
 CI_SEED = 1
+CI_JOBS = 2
+"""Certifications at a time (CI runs them beside the other tests, .ci/test)."""
 CI_DELIVERY_TIMEOUT = 15.0
 """The embedded server delivers within a second (3 s late in the slow variant); a fault that never delivers
 would otherwise cost the 60 s default for every test waiting on it."""
@@ -76,6 +79,18 @@ def test_a_certification_that_crashes_is_a_run_that_failed_not_a_verdict(tmp_pat
     assert (outcome.result, outcome.detail) == (BROKEN, "ImportError: x")
 
 
+def test_a_false_positive_names_what_failed_in_the_certification_s_own_words(tmp_path):
+    """A variant failed, or a fault that survived, is a defect to chase: its outcome carries the first causes."""
+    summary = {
+        "failed_must": ["ERIS-REPORT-007"],
+        "causes": [{"lead": "ERIS-REPORT-007", "requirements": ["ERIS-REPORT-007"], "message": "E   boom\nE   where"}],
+    }
+    (tmp_path / "certification.json").write_text(json.dumps({"summary": summary}), encoding="utf-8")
+    outcome = judged(VARIANTS[0], 1, tmp_path, "", 1.0)
+    assert (outcome.result, outcome.detail) == ("false positive", "ERIS-REPORT-007: E   boom / E   where")
+    assert judged(FAULTS[0], 1, tmp_path, "", 1.0).detail.startswith("ERIS-REPORT-007: E   boom")
+
+
 def test_a_certification_that_could_not_run_says_why_in_its_own_words(tmp_path):
     unknown = Deviation("no-such-fault", FAULT, "a fault the catalogue does not hold", "ERIS-READ-001", lambda *_: None)
     outcome = run_deviation(unknown, focused=True, examples=0, seed=1, workdir=tmp_path)
@@ -102,9 +117,15 @@ def test_a_variant_s_data_entries_reach_the_embedded_target_description():
 
 @pytest.fixture(scope="module")
 def outcomes():
-    budget = {"seed": CI_SEED, "jobs": 2, "delivery_timeout": CI_DELIVERY_TIMEOUT}
-    found = run_selftest(FAULTS, focused=True, examples=CI_FAULT_EXAMPLES, **budget)
-    found += run_selftest(VARIANTS, focused=False, examples=CI_VARIANT_EXAMPLES, **budget)
+    found = run_selftest(
+        DEVIATIONS,
+        focused=True,
+        examples=CI_FAULT_EXAMPLES,
+        variant_examples=CI_VARIANT_EXAMPLES,
+        seed=CI_SEED,
+        jobs=CI_JOBS,
+        delivery_timeout=CI_DELIVERY_TIMEOUT,
+    )
     return {outcome.deviation.name: outcome for outcome in found}
 
 
