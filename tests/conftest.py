@@ -20,6 +20,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SYSTEM_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.system)
+    # the tests of seconds first: across pytest-xdist workers (--dist worksteal) the quick ones then fill the gaps,
+    # and no worker is left with a long test at the end while the others are done
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(scope="session")

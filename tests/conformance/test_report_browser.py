@@ -24,6 +24,8 @@ from project_paths import eris_command
 from conformance.certification.judgement import WHOLE_SUITE
 from conformance.embedded import EmbeddedReference
 
+pytestmark = pytest.mark.slow  # a headless Chromium opens report.html
+
 CHROMIUM = os.environ.get("ERIS_CHROMIUM", "/usr/bin/chromium")
 REQUIRED = "1" in (os.environ.get("ERIS_REQUIRE_BROWSER"), os.environ.get("ERIS_REQUIRE_STORES"))
 RUN_TIMEOUT = 120

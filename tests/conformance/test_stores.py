@@ -14,7 +14,7 @@ from conformance.embedded import EmbeddedReference
 from conformance.stores import Azurite, Samba, StoreUnavailable
 from conformance.stores.process import port_answers
 
-pytestmark = pytest.mark.system  # every test here starts a real store
+pytestmark = [pytest.mark.system, pytest.mark.slow]  # every test here starts a real store
 
 
 def _gone(pid: int) -> bool:

@@ -26,7 +26,7 @@ from test_serve_reports import (
 from conformance.stores import Azurite, Samba
 from conformance.stores.azurite import ACCOUNT_KEY
 
-pytestmark = pytest.mark.system  # every test here starts a real store
+pytestmark = [pytest.mark.system, pytest.mark.slow]  # every test here starts a real store
 
 
 @pytest.fixture(scope="module")

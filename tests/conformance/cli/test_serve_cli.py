@@ -27,6 +27,8 @@ from serve_fixtures import CONTRACT, PROBLEM_JSON, seed_of
 
 from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, TokenVerifier, public_keys_from_pem_files
 
+pytestmark = pytest.mark.slow  # every test here runs `eris serve` or a certification in a subprocess
+
 LISTENING = re.compile(r"listening on (http://127\.0\.0\.1:(\d+))")
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 10.0
