@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -183,16 +184,19 @@ def _cause_line(cause: dict[str, Any]) -> str:
 
 
 WAITING_AREAS = ("ERIS-REPORT-", "ERIS-CRYPT-", "ERIS-EVT-")
-"""Requirements whose tests wait for a delivery or a notification: a fault of them may cost a wait per test."""
+"""Requirements whose tests wait for a delivery or a notification: a fault of them waits more than it computes."""
 
 
-def expected_cost(deviation: Deviation) -> int:
-    """A rank of how long the certification of `deviation` takes: a variant runs every scenario test, a fault of a
-    waiting area may wait out its deliveries, any other fault runs a few tests. Certifying the costliest first
-    keeps a long one from running alone at the end."""
-    if deviation.kind != FAULT:
-        return 2
-    return 1 if (deviation.requirement or "").startswith(WAITING_AREAS) else 0
+def in_turn(deviations: Iterable[Deviation]) -> list[Deviation]:
+    """The order to certify in: variants (each runs every scenario test, and computes for most of it) alternating
+    with the faults of waiting areas, then the other faults (a few tests each). A long certification never runs
+    alone at the end, and a waiting one runs beside those that compute."""
+    chosen = list(deviations)
+    variants = [d for d in chosen if d.kind != FAULT]
+    waiting = [d for d in chosen if d.kind == FAULT and (d.requirement or "").startswith(WAITING_AREAS)]
+    others = [d for d in chosen if d not in variants and d not in waiting]
+    paired = [d for pair in zip_longest(variants, waiting) for d in pair if d is not None]
+    return paired + others
 
 
 def run_selftest(
@@ -206,8 +210,8 @@ def run_selftest(
     delivery_timeout: float | None = None,
     progress: Callable[[Outcome], None] | None = None,
 ) -> list[Outcome]:
-    """Every deviation certified, `jobs` at a time, the costliest first (`expected_cost`); outcomes in the order of
-    `deviations`. `variant_examples`: the property-phase examples of a variant (None: `examples`)."""
+    """Every deviation certified, `jobs` at a time, `in_turn`; outcomes in the order of `deviations`.
+    `variant_examples`: the property-phase examples of a variant (None: `examples`)."""
     chosen = list(deviations)
     with (
         tempfile.TemporaryDirectory(prefix="eris-selftest-") as folder,
@@ -225,7 +229,7 @@ def run_selftest(
                 delivery_timeout=delivery_timeout,
                 processes=processes,
             )
-            for d in sorted(chosen, key=expected_cost, reverse=True)
+            for d in in_turn(chosen)
         }
         outcomes = []
         for d in chosen:

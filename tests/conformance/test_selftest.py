@@ -15,7 +15,17 @@ from project_paths import ROOT
 
 from conformance.deviations import FAULT, VARIANT, Deviation, catalogue, lookup
 from conformance.requirements import load_catalogue
-from conformance.selftest import BROKEN, KILLED, PASSED, certifying_processes, judged, run_deviation, run_selftest
+from conformance.selftest import (
+    BROKEN,
+    KILLED,
+    PASSED,
+    WAITING_AREAS,
+    certifying_processes,
+    in_turn,
+    judged,
+    run_deviation,
+    run_selftest,
+)
 
 pytestmark = pytest.mark.selftest  # a CI step of its own (.ci/test)
 
@@ -27,8 +37,9 @@ CI_FAULT_EXAMPLES = 2
 CI_VARIANT_EXAMPLES = 0
 """A variant's certification runs every scenario test; its property phase is left to bench/selftest.py (CI time)."""
 CI_SEED = 1
-CI_JOBS = 2
-"""Certifications at a time (CI runs them beside the other tests, .ci/test)."""
+CI_JOBS = 3
+"""Certifications at a time: two variants computing on the two cores, and beside them a fault waiting for its
+deliveries (conformance.selftest.in_turn)."""
 CI_DELIVERY_TIMEOUT = 15.0
 """The embedded server delivers within a second (3 s late in the slow variant); a fault that never delivers
 would otherwise cost the 60 s default for every test waiting on it."""
@@ -89,6 +100,15 @@ def test_a_false_positive_names_what_failed_in_the_certification_s_own_words(tmp
     outcome = judged(VARIANTS[0], 1, tmp_path, "", 1.0)
     assert (outcome.result, outcome.detail) == ("false positive", "ERIS-REPORT-007: E   boom / E   where")
     assert judged(FAULTS[0], 1, tmp_path, "", 1.0).detail.startswith("ERIS-REPORT-007: E   boom")
+
+
+def test_certifications_go_in_turn_variants_beside_waiting_faults_then_the_others():
+    order = in_turn(DEVIATIONS)
+    assert sorted(d.name for d in order) == sorted(d.name for d in DEVIATIONS)
+    waiting = [d for d in FAULTS if d.requirement.startswith(WAITING_AREAS)]
+    pairs = min(len(VARIANTS), len(waiting))
+    assert [d.kind for d in order[: 2 * pairs]] == [VARIANT, FAULT] * pairs
+    assert set(order[: len(VARIANTS) + len(waiting)]) == {*VARIANTS, *waiting}
 
 
 def test_a_certification_that_could_not_run_says_why_in_its_own_words(tmp_path):
