@@ -1,175 +1,119 @@
-"""The clean gate: one jsonschema-rs pass that accepts a served resource only when the validator would report nothing
-about it at all, so that such a document never reaches Python's rule functions.
+"""The clean gate: one jsonschema-rs pass that accepts a payload only when the validator would report nothing about it
+at all, so that such a payload never reaches Python's rule functions.
 
-It holds the structure, every rule row compiled to JSON Schema (profiles/rule_schemas.py), profile recognition (the
-meta.profile claims, their evidence, a profile where the type needs one), the rules of each profile under "if the
-profile is recognised", and conservative forms of the rules only a function can explain: identifier namespaces of the
-recognised profiles, the reference forms of open structures, codes out of place. The check digits of registry
-identifiers are the one thing a schema cannot state: the gate checks them in Python after its pass
-(RegistryIdentifiers; as custom formats of the pass they cost four times as much, each value a call from Rust).
-Conservative means: where a rule depends on more than one schema can see (the union of the namespaces of two
-recognised profiles), the gate demands more than the rule, never less. A document the gate refuses is explained by
-the validator's usual path, which is the authority; tests/profiles/test_fast_path.py holds that both report the same
-issues.
+It holds the structure, profile recognition (the meta.profile claims, their evidence, a profile where the context needs
+one, only writable profiles in a write), and the schema of every rule row, the rows of each profile under "if the
+profile is recognised" (profiles/rules.py: each rule kind states its own). The rows no schema can state (the check
+digits of registry identifiers, the report order's key and dates) are checked after the pass, in Python
+(`CleanGate.after_pass`); a kind that reads the recognised profiles always has a schema. So every resource type, in
+every context and with any profile forced, has a gate.
 
-A type with a rule no schema can state (the report order's key and dates) has the rule's function run after the pass
-(CleanGate.functions), unless the type has profiles: a function may judge by them."""
+A payload the gate refuses is explained by the parts of the gate that failed: its structure is read again only when
+the structure fails, and of its rule rows (`CleanGate.rows`, each with its own part of the gate) only those whose parts
+fail are explained (profiles/validator.py finds them by halves).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from profiles.contract import RESOURCE, Contract, Profile, ResourceRules
-from profiles.identifier_formats import cached_check
-from profiles.installation import INSTALLATION_OID_ARC
-from profiles.paths import split_path, values_at
-from profiles.rule_schemas import Schema, at_path, compile_rule
+from profiles.contract import WRITE, Contract, Profile, ResourceRules
+from profiles.rules import OBJECT, DocumentCheck, GateProfiles, RuleKind, Schema
 from profiles.schema_merge import merged
 
-__all__ = ["CleanGate", "RegistryIdentifiers", "clean_gate"]
+__all__ = ["CleanGate", "Row", "clean_gate", "rows_schema"]
 
-_OBJECT = {"type": "object"}
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+Row = tuple[Mapping[str, Any], Schema]
+"""A rule row, and its part of the gate: a schema over the whole document that holds where the row finds nothing."""
 
 
 @dataclass(frozen=True)
 class CleanGate:
     schema: Schema
-    """Compile it with the schema store (it refers to the structure by $id)."""
-    identifiers: RegistryIdentifiers | None = None
-    """The check digits, checked after the schema passed: the gate passes a document only when this holds too."""
-    functions: tuple[Mapping[str, Any], ...] = ()
-    """The rule rows only their functions can check (the report order's key and dates), in a type without
-    profiles: the gate passes a document only when their functions find nothing either."""
+    """The pass: the structure, recognition, and every row of `rows` (their parts joined by profiles.schema_merge).
+    Compile it with the schema store (it refers to the structure by $id)."""
+    rows: tuple[Row, ...]
+    """The rows that a schema states, in the order of the resource type's rows then of each profile's; a profile's
+    row holds where its profile is not recognised."""
+    after_pass: tuple[tuple[DocumentCheck, tuple[Mapping[str, Any], ...]], ...]
+    """The rows no schema states, by kind, and the check of each kind's rows: the gate passes a document only when
+    every check holds too."""
+    recognition: Schema
+    """The parts of profile recognition alone: where they hold, recognition has nothing to report."""
+    by_profiles: tuple[Mapping[str, Any], ...]
+    """The rows whose explanation depends on the profiles recognised: the rows of the profiles, and those of kinds that
+    read them."""
 
 
-class RegistryIdentifiers:
-    """identifier-format of the whole gate, in Python after its pass: the value of each identifier in a namespace
-    with a format passes that format. A custom format of jsonschema-rs crossed into Python for each such value at
-    ~1 us a call (5.6 of a Party's 14.5 us); this walks the few paths of the rule in ~1.3 us a payload, plus ~0.8 us
-    for each number not checked before. It tests an identifier that is an object whose `system` names such a
-    namespace and whose `value` is a string."""
-
-    __slots__ = ("_by_system", "_longer_paths", "_paths", "holds")
-
-    def __init__(self, contract: Contract, paths: list[tuple[str, ...]]) -> None:
-        unique = tuple(dict.fromkeys(paths))
-        # the contract's paths (identifier, owner.identifier) are walked inline: a call a step cost a third more
-        self._paths = tuple(
-            (tokens[0], tokens[1] if len(tokens) == 2 else None) for tokens in unique if 0 < len(tokens) <= 2
-        )
-        self._longer_paths = tuple(tokens for tokens in unique if not 0 < len(tokens) <= 2)
-        self._by_system = {
-            namespace.system: cached_check(namespace.format)
-            for namespace in contract.namespaces.values()
-            if namespace.format is not None
-        }
-        self.holds: Callable[[dict[str, Any]], bool] = self._walk
-
-    def __call__(self, document: dict[str, Any]) -> bool:
-        return self.holds(document)
-
-    def _walk(self, document: dict[str, Any]) -> bool:
-        """Arrays expanded one level at each step, as profiles.paths.values_at walks them; each identifier's test
-        inline (a call for each cost a fifth of the walk)."""
-        by_system = self._by_system
-        for first, second in self._paths:
-            child = document.get(first)
-            if child is None:
-                continue
-            for node in child if isinstance(child, list) else (child,):
-                if second is None:
-                    identifiers: Any = (node,)
-                elif isinstance(node, dict):
-                    identifiers = node.get(second)
-                    if identifiers is None:
-                        continue
-                    if not isinstance(identifiers, list):
-                        identifiers = (identifiers,)
-                else:
-                    continue
-                for identifier in identifiers:
-                    if isinstance(identifier, dict):
-                        system = identifier.get("system")
-                        check = by_system.get(system) if type(system) is str else None
-                        if check is not None:
-                            value = identifier.get("value")
-                            if type(value) is str and not check(value):
-                                return False
-        return not self._longer_paths or all(
-            self._holds(value) for tokens in self._longer_paths for value, _ in values_at(document, tokens)
-        )
-
-    def _holds(self, identifier: Any) -> bool:
-        if not isinstance(identifier, dict):
-            return True
-        system = identifier.get("system")
-        check = self._by_system.get(system) if type(system) is str else None
-        if check is None:
-            return True
-        value = identifier.get("value")
-        return type(value) is not str or check(value)
+def rows_schema(rows: Iterable[Row]) -> Schema:
+    """One schema that holds where each of the rows' parts holds: the gate of these rows alone."""
+    return merged({"$schema": _DIALECT, "allOf": [schema for _, schema in rows]})
 
 
 def clean_gate(
-    contract: Contract, rules: ResourceRules, context: str, structure: str, *, merge: bool = True
-) -> CleanGate | None:
-    """The gate of one resource type in one context (`structure`: the $id of its schema), or None when it has none;
-    its parts joined by profiles.schema_merge unless `merge` is false (the same verdict, slower)."""
-    if context != RESOURCE or not rules.schema:
-        return None  # writes check recognition differently (writable profiles); they take the usual path
+    contract: Contract,
+    rules: ResourceRules,
+    context: str,
+    structure: str,
+    kinds: Mapping[str, type[RuleKind]],
+    *,
+    forced: Profile | None = None,
+    merge: bool = True,
+) -> CleanGate:
+    """The gate of one resource type in one context (`structure`: the $id of its schema; `kinds`: the rule kinds by
+    name; `forced`: a profile the caller validates against whatever the payload claims); its pass joined by
+    profiles.schema_merge unless `merge` is false (the same verdict, slower)."""
     candidates = contract.profiles_of(rules.resource_type)
-    recognised = {profile: _recognised(profile) for profile in candidates}
-    profile_required = RESOURCE in rules.profile_required_in
-    parts: list[Schema | bool] = [{"$ref": structure}, *_recognition(contract, rules, candidates, recognised)]
-    identifier_paths: list[tuple[str, ...]] = []
-    functions: list[Mapping[str, Any]] = []
+    recognised = {profile: {} if profile is forced else _recognised(profile) for profile in candidates}
+    any_recognised = {} if forced is not None else _any_recognised(candidates)
+    profiles = GateProfiles(recognised, any_recognised)
+    required = context in rules.profile_required_in and forced is None
+    recognition = _recognition(rules, context, candidates, recognised, any_recognised if required else None, forced)
+    parts: list[Schema | bool] = [{"$ref": structure}, *recognition]
+    rows: list[Row] = []
+    unstated: dict[str, list[Mapping[str, Any]]] = {}
+    by_profiles = []
     for spec in _checking(rules.rules, context):
-        if spec["rule"] == "profile-namespace":
-            parts.append(_profile_namespaces(contract, spec, recognised, profile_required))
-            # each of its branches demands a recognised profile when one is required: no need to ask twice
-            profile_required = profile_required and not candidates
-            continue
-        if spec["rule"] == "identifier-format":
-            identifier_paths.append(split_path(spec["path"]))
-            continue
-        schema = _rule(contract, spec)
+        schema = kinds[spec["rule"]].document_schema(contract, spec, profiles)
+        if kinds[spec["rule"]].reads_profiles:
+            by_profiles.append(spec)
         if schema is None:
-            if candidates:
-                return None  # a function may judge by the recognised profiles, which the gate does not hand on
-            functions.append(spec)
-            continue
-        parts.append(schema)
+            unstated.setdefault(spec["rule"], []).append(spec)
+        else:
+            rows.append((spec, schema))
+            parts.append(schema)
     for profile in candidates:
-        profile_parts = []
+        of_profile = []
         for spec in _checking(profile.rules, context):
-            schema = _rule(contract, spec)
-            if schema is None:
-                return None
-            profile_parts.append(schema)
-        if profile_parts:
-            parts.append({"if": recognised[profile], "then": {"allOf": profile_parts}})
-    if profile_required:
-        parts.append({"anyOf": list(recognised.values())} if candidates else False)
+            schema = kinds[spec["rule"]].document_schema(contract, spec, profiles)
+            by_profiles.append(spec)
+            if schema is None:  # checked after the pass whatever the profiles: more than the rule, never less
+                unstated.setdefault(spec["rule"], []).append(spec)
+            else:
+                of_profile.append(schema)
+                rows.append((spec, {"if": recognised[profile], "then": schema}))
+        if of_profile:  # in the pass, the profile asked once for all its rows
+            parts.append({"if": recognised[profile], "then": {"allOf": of_profile}})
+    after_pass = tuple(
+        (kinds[name].after_pass(contract, context, specs), tuple(specs)) for name, specs in unstated.items()
+    )
     schema = {"$schema": _DIALECT, "allOf": parts}
-    identifiers = RegistryIdentifiers(contract, identifier_paths) if identifier_paths else None
-    return CleanGate(merged(schema) if merge else schema, identifiers, tuple(functions))
+    return CleanGate(
+        merged(schema) if merge else schema,
+        tuple(rows),
+        after_pass,
+        merged({"$schema": _DIALECT, "allOf": recognition}),
+        tuple(by_profiles),
+    )
 
 
 def _checking(specs: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
     """The rows that check something in `context` (an example binding only illustrates codes)."""
     return [s for s in specs if context in s.get("contexts", (context,)) and s.get("strength") != "example"]
-
-
-def _rule(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
-    compiled = compile_rule(contract, spec)
-    if compiled is not None:
-        return compiled
-    gate = _GATES.get(spec["rule"])
-    leaf = gate(contract, spec) if gate is not None else None
-    return None if leaf is None else at_path(split_path(spec["path"]), leaf)
 
 
 # -- recognition ---------------------------------------------------------------------------------------------
@@ -193,6 +137,11 @@ def _evidence(profile: Profile) -> Schema | None:
         return {"required": ["url"], "properties": {"url": {"const": profile.canonical_url}}}
     if not profile.category_codings:
         return None
+    return _in_category(profile.category_codings)
+
+
+def _in_category(codings: Iterable[tuple[str, str]]) -> Schema:
+    """A category holds a coding of these (system, code)."""
     coding = {
         "anyOf": [
             {
@@ -200,7 +149,7 @@ def _evidence(profile: Profile) -> Schema | None:
                 "required": ["system", "code"],
                 "properties": {"system": {"const": system}, "code": {"const": code}},
             }
-            for system, code in profile.category_codings
+            for system, code in codings
         ]
     }
     concept = {
@@ -216,80 +165,61 @@ def _recognised(profile: Profile) -> Schema:
     return _claims(profile) if evidence is None else {"anyOf": [_claims(profile), evidence]}
 
 
+def _any_recognised(candidates: tuple[Profile, ...]) -> Schema | bool:
+    """anyOf the candidates' _recognised, as three tests instead of two a profile: a claim of any of them, the url of
+    any, a category coding of any."""
+    if not candidates:
+        return False
+    claims: Schema = {
+        "required": ["meta"],
+        "properties": {
+            "meta": {
+                "type": "object",
+                "required": ["profile"],
+                "properties": {"profile": {"type": "array", "contains": {"enum": sorted(p.url for p in candidates)}}},
+            }
+        },
+    }
+    branches = [claims]
+    urls = sorted({p.canonical_url for p in candidates if p.canonical_url is not None})
+    if urls:
+        branches.append({"required": ["url"], "properties": {"url": {"enum": urls}}})
+    codings = sorted({coding for p in candidates if p.canonical_url is None for coding in p.category_codings})
+    if codings:
+        branches.append(_in_category(codings))
+    return {"anyOf": branches}
+
+
 def _recognition(
-    contract: Contract, rules: ResourceRules, candidates: tuple[Profile, ...], recognised: dict[Profile, Schema]
-) -> list[Schema]:
-    """No recognition issue: every meta.profile a profile of this type, every claim with its evidence where the
-    context demands it (clean_gate adds: a recognised profile where the type needs one)."""
+    rules: ResourceRules,
+    context: str,
+    candidates: tuple[Profile, ...],
+    recognised: dict[Profile, Schema],
+    required: Schema | bool | None,
+    forced: Profile | None,
+) -> list[Schema | bool]:
+    """No issue of profile recognition (profiles/recognition.py) in `context`: every meta.profile a profile of this
+    type; every claim with its evidence where the context demands it; a recognised profile where the context needs
+    one (`required`: the schema of one recognised, where it does); in a write, a type that is written and no profile
+    that cannot be."""
     urls = sorted(profile.url for profile in candidates)
-    parts: list[Schema] = [
+    parts: list[Schema | bool] = [
         {
             "properties": {
-                "meta": {"if": _OBJECT, "then": {"properties": {"profile": {"if": {"type": "array"}, "then": {
+                "meta": {"if": OBJECT, "then": {"properties": {"profile": {"if": {"type": "array"}, "then": {
                     "items": {"enum": urls} if urls else False
                 }}}}}
             }
         }
     ]  # fmt: skip
+    if context == WRITE and not rules.writable:
+        parts.append(False)
     for profile in candidates:
         evidence = _evidence(profile)
-        if evidence is not None and RESOURCE in profile.evidence_required_in:
-            parts.append({"if": _claims(profile), "then": evidence})
+        if evidence is not None and context in profile.evidence_required_in:
+            parts.append(evidence if profile is forced else {"if": _claims(profile), "then": evidence})
+        if context == WRITE and not profile.writable:
+            parts.append(False if profile is forced else {"not": recognised[profile]})
+    if required is not None:  # the context needs a recognised profile
+        parts.append(required)
     return parts
-
-
-# -- conservative forms of the rules only a function explains -----------------------------------------------
-
-
-def _reference_form(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
-    if spec["form"] == "string":
-        return {"not": _OBJECT}
-    if spec["form"] == "members":
-        return {"if": _OBJECT, "then": {"propertyNames": {"enum": sorted(spec["members"])}}}
-    return None
-
-
-def _codes_elsewhere(contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
-    value_set = contract.value_sets.get(spec["valueSet"])
-    if value_set is None:
-        return {}
-    if any(codes is None for codes in value_set.systems.values()):
-        return None  # every code of an open system would be out of place: not a list a schema can hold
-    codes = {"not": {"enum": sorted({code for codes in value_set.systems.values() for code in codes or ()})}}
-    return {
-        "if": {"type": "string"},
-        "then": codes,
-        "else": {
-            "if": {"type": "object", "required": ["coding"]},
-            "then": {"properties": {"coding": {"if": {"type": "array"}, "then": {"items": {
-                "properties": {"code": codes}
-            }}}}},
-            "else": {"properties": {"code": codes}},
-        },
-    }  # fmt: skip
-
-
-_GATES: dict[str, Callable[[Contract, Mapping[str, Any]], Schema | None]] = {
-    "reference-form": _reference_form,
-    "codes-elsewhere": _codes_elsewhere,
-}
-
-
-def _profile_namespaces(
-    contract: Contract, spec: Mapping[str, Any], recognised: dict[Profile, Schema], profile_required: bool
-) -> Schema:
-    """profile-namespace: an identifier in an installation namespace is in a namespace of the recognised profiles.
-    Conservative: one recognised profile must hold every such identifier (the rule takes the union of all). The
-    branch "no profile recognised" comes last, and not at all where the gate demands a profile anyway: anyOf stops
-    at the first branch that holds, and most documents are held by their profile's."""
-    installation = {s for s in contract.namespaces if s.startswith(INSTALLATION_OID_ARC)}
-    tokens = split_path(spec["path"])
-    branches: list[Schema] = []
-    for profile, claimed_or_shown in recognised.items():
-        allowed = {ns.system for ns in contract.namespaces.values() if ns.key in profile.identifier_namespaces}
-        forbidden = sorted(installation - allowed)
-        leaf = {"properties": {"system": {"not": {"enum": forbidden}}}} if forbidden else {}
-        branches.append({"allOf": [claimed_or_shown, at_path(tokens, leaf)]})
-    if not profile_required or not recognised:
-        branches.append({"not": {"anyOf": list(recognised.values())}} if recognised else {})
-    return {"anyOf": branches}

@@ -1,4 +1,5 @@
-"""Rules of the report order (POST /v1/reports) that a JSON Schema cannot state."""
+"""The rule kinds of the report order (POST /v1/reports): none can be stated as JSON Schema, so the clean gate runs
+their explanations after its pass (profiles/rules.py, RuleKind.after_pass)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from profiles.contract import Contract
 from profiles.identifier_formats import FORMATS
-from profiles.rules import Finding, Rule, RuleContext
+from profiles.rules import Finding, RuleContext, RuleKind
 
 _PEM_HEADERS = ("-----BEGIN PUBLIC KEY-----", "-----BEGIN RSA PUBLIC KEY-----")
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
@@ -59,11 +61,19 @@ def _public_key_problem(pem: str, recommended_bits: int) -> Finding | None:
     return None
 
 
-def public_key_pem(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    if isinstance(value, str):
-        problem = _public_key_problem(value, ctx.contract.limits.recommended_rsa_bits)
-        if problem is not None:
-            yield problem
+class PublicKeyPem(RuleKind):
+    name = "public-key-pem"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        if isinstance(value, str):
+            problem = _public_key_problem(value, ctx.contract.limits.recommended_rsa_bits)
+            if problem is not None:
+                yield problem
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> None:
+        return None  # a key's reading and its size
 
 
 def parse_datetime(value: str) -> datetime:
@@ -72,22 +82,30 @@ def parse_datetime(value: str) -> datetime:
     return datetime.fromisoformat(_LEAP_SECOND.sub(r"\g<1>59", value))
 
 
-def utc_datetime(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    if not isinstance(value, str):
-        return
-    try:
-        moment = parse_datetime(value)
-    except ValueError:
-        yield Finding("report-runat-invalid", f"{value!r} is not an ISO 8601 date-time (e.g. 2026-11-21T08:00:00Z)")
-        return
-    if "T" not in value.upper() and " " not in value:
-        yield Finding("report-runat-invalid", f"{value!r} is a date without a time; runAt is a date-time")
-    elif moment.tzinfo is None:
-        yield Finding("report-runat-not-utc", f"{value!r} has no time zone; runAt is in UTC: end it with Z")
-    elif moment.utcoffset() != timedelta(0):
-        yield Finding(
-            "report-runat-not-utc", f"{value!r} is not in UTC (offset {moment.strftime('%z')}); end it with Z"
-        )
+class UtcDatetime(RuleKind):
+    name = "utc-datetime"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        if not isinstance(value, str):
+            return
+        try:
+            moment = parse_datetime(value)
+        except ValueError:
+            yield Finding("report-runat-invalid", f"{value!r} is not an ISO 8601 date-time (e.g. 2026-11-21T08:00:00Z)")
+            return
+        if "T" not in value.upper() and " " not in value:
+            yield Finding("report-runat-invalid", f"{value!r} is a date without a time; runAt is a date-time")
+        elif moment.tzinfo is None:
+            yield Finding("report-runat-not-utc", f"{value!r} has no time zone; runAt is in UTC: end it with Z")
+        elif moment.utcoffset() != timedelta(0):
+            yield Finding(
+                "report-runat-not-utc", f"{value!r} is not in UTC (offset {moment.strftime('%z')}); end it with Z"
+            )
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> None:
+        return None  # what Python's datetime reads
 
 
 def unchosen_report(order: Mapping[str, Any], operations: Mapping[str, Any]) -> Finding | None:
@@ -109,18 +127,26 @@ def unchosen_report(order: Mapping[str, Any], operations: Mapping[str, Any]) -> 
     return None
 
 
-def report_id(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    if not isinstance(value, dict):
-        return
-    finding = unchosen_report(value, ctx.contract.operations)
-    if finding is None:
-        return
-    if finding.code == "report-id-missing":
-        yield finding._replace(message=f"{finding.message}: the service answers 404 without reportId")
-    else:
-        yield finding._replace(
-            message=f"{finding.message}; the service answers 404 unless the installation has a producer for it"
-        )
+class ReportId(RuleKind):
+    name = "report-id"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        if not isinstance(value, dict):
+            return
+        finding = unchosen_report(value, ctx.contract.operations)
+        if finding is None:
+            return
+        if finding.code == "report-id-missing":
+            yield finding._replace(message=f"{finding.message}: the service answers 404 without reportId")
+        else:
+            yield finding._replace(
+                message=f"{finding.message}; the service answers 404 unless the installation has a producer for it"
+            )
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> None:
+        return None  # unchosen_report, which the reference implementation answers by
 
 
 def _parameter_problem(definition: Mapping[str, Any], raw: Any) -> Finding | None:
@@ -153,36 +179,38 @@ def _parameter_problem(definition: Mapping[str, Any], raw: Any) -> Finding | Non
     return None
 
 
-def report_parameters(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    if not isinstance(value, dict):
-        return
-    chosen = value.get("reportId")
-    operation = ctx.contract.operations.get(chosen) if isinstance(chosen, str) else None
-    if operation is None:
-        return
-    parameters = value.get("parameters")
-    if not isinstance(parameters, dict):
-        if parameters is None:
-            names = ", ".join(p["name"] for p in operation["parameter"] if p.get("required"))
-            yield Finding("report-parameter-missing", f"report {operation['id']} needs parameters {names}")
-        return
-    for definition in operation["parameter"]:
-        name = definition["name"]
-        if name not in parameters:
-            if definition.get("required"):
-                yield Finding(
-                    "report-parameter-missing", f"report {operation['id']} needs parameter {name}", ("parameters",)
-                )
-            continue
-        problem = _parameter_problem(definition, parameters[name])
-        if problem is not None:
-            yield problem._replace(at=("parameters", *problem.at))
+class ReportParameters(RuleKind):
+    name = "report-parameters"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        if not isinstance(value, dict):
+            return
+        chosen = value.get("reportId")
+        operation = ctx.contract.operations.get(chosen) if isinstance(chosen, str) else None
+        if operation is None:
+            return
+        parameters = value.get("parameters")
+        if not isinstance(parameters, dict):
+            if parameters is None:
+                names = ", ".join(p["name"] for p in operation["parameter"] if p.get("required"))
+                yield Finding("report-parameter-missing", f"report {operation['id']} needs parameters {names}")
+            return
+        for definition in operation["parameter"]:
+            name = definition["name"]
+            if name not in parameters:
+                if definition.get("required"):
+                    yield Finding(
+                        "report-parameter-missing", f"report {operation['id']} needs parameter {name}", ("parameters",)
+                    )
+                continue
+            problem = _parameter_problem(definition, parameters[name])
+            if problem is not None:
+                yield problem._replace(at=("parameters", *problem.at))
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> None:
+        return None  # integers written as strings, their ranges, registry formats
 
 
-def report_rules() -> dict[str, Rule]:
-    return {
-        "public-key-pem": public_key_pem,
-        "utc-datetime": utc_datetime,
-        "report-id": report_id,
-        "report-parameters": report_parameters,
-    }
+REPORT_KINDS: tuple[type[RuleKind], ...] = (PublicKeyPem, UtcDatetime, ReportId, ReportParameters)

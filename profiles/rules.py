@@ -1,20 +1,35 @@
-"""Profile rules: `rule name -> function(ctx, value, spec) -> Iterator[Finding]`.
+"""Profile rules, each kind defined once: what it reports about a value, and the JSON Schema the clean gate holds it by.
 
-A rule row in `profiles/` names its function, the path of the values it applies to and its
-parameters. The engine walks the path, calls the function once per value and turns each Finding
-into an issue located by JSON Pointer; a function only says what is wrong, relative to its value.
-How severe that is, and which requirement it breaks, is the registry's (profiles/issue-codes.json).
+A rule row in `profiles/` names its kind, the path of the values it applies to and its parameters. A kind (a
+`RuleKind` subclass) holds both halves of the rule side by side, so that one cannot change without the other:
+
+- `explain(ctx, value, spec)`: the findings about one value at the row's path, relative to that value. The engine
+  walks the path, calls it once per value and turns each Finding into an issue located by JSON Pointer; how severe
+  that is, and which requirement it breaks, is the registry's (profiles/issue-codes.json). The explanation is the
+  authority.
+- `value_schema(contract, spec)`: the same rule as JSON Schema over such a value (or `document_schema` over the whole
+  document), which the clean gate (profiles/clean_gate.py) joins into one jsonschema-rs pass. A value the schema
+  accepts gets no finding from `explain`; the schema may demand more (conservative: a document it refuses is
+  explained, and may have nothing to report), never less. None: no schema states the rule, and the gate runs
+  `explain` on the row's values after its pass (`after_pass`), which cannot know the recognised profiles.
+
+tests/profiles/test_fast_path.py holds the two halves to the same answers on the case files and generated payloads.
+This module has the kinds of elements and codes; profiles/identifier_rules.py those of identifiers and
+profiles/report_rules.py those of the report order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NamedTuple, Protocol
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from profiles.coded import codes_of
 from profiles.contract import Contract, Profile
-from profiles.identifier_formats import FORMATS, conforms
-from profiles.installation import INSTALLATION_OID_ARC
+from profiles.paths import split_path, values_at
+
+Schema = dict[str, Any]
+OBJECT: Schema = {"type": "object"}
 
 
 class Finding(NamedTuple):
@@ -31,6 +46,188 @@ class RuleContext(Protocol):
 
 
 Rule = Callable[[RuleContext, Any, Mapping[str, Any]], Iterator[Finding]]
+DocumentCheck = Callable[[dict[str, Any]], bool]
+
+
+@dataclass(frozen=True)
+class GateProfiles:
+    """The profiles of a resource type as the clean gate sees them: for each, the schema that holds where the document
+    is recognised as one (claimed in meta.profile or shown by its evidence), and the schema that holds where any of
+    them is."""
+
+    recognised: Mapping[Profile, Schema]
+    any_recognised: Schema | bool
+
+
+@dataclass(slots=True)
+class _AfterPassContext:
+    contract: Contract
+    context: str
+    applied_profiles: tuple[Profile, ...]
+    document: dict[str, Any]
+
+
+def at_path(tokens: tuple[str, ...], leaf: Schema) -> Schema:
+    """Apply `leaf` where the rule engine walks: each token a property, arrays expanded one level."""
+    schema = leaf
+    for token in reversed(tokens):
+        schema = {"properties": {token: {"if": {"type": "array"}, "then": {"items": schema}, "else": schema}}}
+    return schema
+
+
+class RuleKind:
+    """A kind of rule row: a subclass names it (`name`) and defines `explain` and either `value_schema` or
+    `document_schema` (returning None where no schema states the rule). It cannot be defined without both halves."""
+
+    name: ClassVar[str]
+    reads_profiles: ClassVar[bool] = False
+    """Whether `explain` judges by ctx.applied_profiles: then its gate must be a schema, as the checks after the pass
+    do not know which profiles the document has."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__ or "explain" not in cls.__dict__:
+            raise TypeError(f"rule kind {cls.__name__} must define its name and explain()")
+        if "value_schema" not in cls.__dict__ and "document_schema" not in cls.__dict__:
+            raise TypeError(f"rule kind {cls.name} must say how the clean gate holds it (value_schema)")
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
+        """The rule as JSON Schema over one value at the row's path; None: only `explain` can check it."""
+        raise NotImplementedError
+
+    @classmethod
+    def document_schema(cls, contract: Contract, spec: Mapping[str, Any], profiles: GateProfiles) -> Schema | None:
+        """The rule as JSON Schema over the whole document; None: only `explain` can check it."""
+        leaf = cls.value_schema(contract, spec)
+        return None if leaf is None else at_path(split_path(spec["path"]), leaf)
+
+    @classmethod
+    def after_pass(cls, contract: Contract, context: str, specs: list[Mapping[str, Any]]) -> DocumentCheck:
+        """The rows of this kind that no schema states, checked after the gate's pass: whether `explain` finds nothing
+        at any of their values."""
+        if cls.reads_profiles:
+            raise ValueError(f"rule kind {cls.name} reads the recognised profiles: the gate needs its schema")
+        explain, rows = cls.explain, [(split_path(spec["path"]), spec) for spec in specs]
+
+        def finds_nothing(document: dict[str, Any]) -> bool:
+            ctx = _AfterPassContext(contract, context, (), document)
+            try:
+                return not any(
+                    next(iter(explain(ctx, value, spec)), None) is not None
+                    for tokens, spec in rows
+                    for value, _ in values_at(document, tokens)
+                )
+            except Exception:  # a rule that fails is reported by the explanation
+                return False
+
+        return finds_nothing
+
+
+# -- elements -------------------------------------------------------------------------------------------------
+
+
+class Required(RuleKind):
+    name = "required"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        element = spec["element"]
+        if isinstance(value, dict) and value.get(element) is None:
+            yield Finding("required-element-missing", spec.get("message") or f"element {element!r} is required here")
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema:
+        element = spec["element"]
+        return {"if": OBJECT, "then": {"required": [element], "properties": {element: {"not": {"type": "null"}}}}}
+
+
+class Absent(RuleKind):
+    name = "absent"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        element = spec["element"]
+        if isinstance(value, dict) and element in value:
+            message = spec.get("message") or f"element {element!r} is not expected here"
+            yield Finding("element-not-expected", message, (element,))
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema:
+        return {"properties": {spec["element"]: False}}
+
+
+class NullOrAbsent(RuleKind):
+    name = "null-or-absent"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        element = spec["element"]
+        if isinstance(value, dict) and value.get(element) is not None:
+            message = spec.get("message") or f"element {element!r} must be null or absent"
+            yield Finding("element-must-be-null", message, (element,))
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema:
+        return {"properties": {spec["element"]: {"type": "null"}}}
+
+
+class ReferenceForm(RuleKind):
+    """An element whose structure the contract leaves open, in a form other than the reference implementation's
+    (`form`: "string", a bare code; "members", no members beyond `members`): accepted, reported as information (an
+    error under --strict)."""
+
+    name = "reference-form"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        if spec["form"] == "string" and isinstance(value, dict):  # another JSON type is the schema's to report
+            yield Finding("open-choice", spec["message"])
+        elif spec["form"] == "members" and isinstance(value, dict):
+            for name in value.keys() - set(spec["members"]):
+                yield Finding("open-choice", spec["message"], (name,))
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
+        if spec["form"] == "string":
+            return {"not": OBJECT}
+        if spec["form"] == "members":
+            return {"if": OBJECT, "then": {"propertyNames": {"enum": sorted(spec["members"])}}}
+        return None
+
+
+class ImplementationDefinedVersion(RuleKind):
+    """A value-set summary {url, version} of an implementation-defined set reports version null."""
+
+    name = "implementation-defined-version"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        if not isinstance(value, dict) or value.get("version") is None:
+            return
+        url = value.get("url")
+        for profile in ctx.contract.profiles_of("ValueSet"):
+            if profile.canonical_url is not None and profile.canonical_url == url:
+                yield Finding(
+                    "element-must-be-null",
+                    f"{url} is implementation-defined ({profile.name}); its version is null",
+                    ("version",),
+                )
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema:
+        urls = sorted({p.canonical_url for p in contract.profiles_of("ValueSet") if p.canonical_url is not None})
+        if not urls:
+            return {}
+        defined = {"type": "object", "required": ["url"], "properties": {"url": {"enum": urls}}}
+        return {"if": defined, "then": {"properties": {"version": {"type": "null"}}}}
+
+
+# -- codes ----------------------------------------------------------------------------------------------------
 
 
 def _codings(value: Any) -> tuple[list[tuple[tuple[str | int, ...], Any, Any]], bool]:
@@ -47,41 +244,79 @@ def _codings(value: Any) -> tuple[list[tuple[tuple[str | int, ...], Any, Any]], 
     return [((), value.get("system"), value.get("code"))], False
 
 
-def binding(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    strength = spec["strength"]
-    if strength == "example":
-        return
-    value_set = ctx.contract.value_sets.get(spec["valueSet"])
-    if value_set is None:
-        yield Finding("binding-value-set-unknown", f"value set {spec['valueSet']} is not in the terminology")
-        return
-    if not isinstance(value, dict | str):
-        return  # the schema reports the wrong type
-    codings, bare = _codings(value)
-    if bare:
-        code = codings[0][2]
-        if strength == "required" and not value_set.contains_bare_code(code):
+class Binding(RuleKind):
+    name = "binding"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        strength = spec["strength"]
+        if strength == "example":
+            return
+        value_set = ctx.contract.value_sets.get(spec["valueSet"])
+        if value_set is None:
+            yield Finding("binding-value-set-unknown", f"value set {spec['valueSet']} is not in the terminology")
+            return
+        if not isinstance(value, dict | str):
+            return  # the schema reports the wrong type
+        codings, bare = _codings(value)
+        if bare:
+            code = codings[0][2]
+            if strength == "required" and not value_set.contains_bare_code(code):
+                yield Finding(
+                    "binding-code-not-in-value-set", f"code {code!r} is not in the required value set {value_set.url}"
+                )
+            return
+        from_set = [(at, system, code) for at, system, code in codings if value_set.has_system(system)]
+        if not from_set and spec.get("anySystem"):
+            yield from _in_another_system(value_set, codings, strength)
+            return
+        for at, system, code in from_set:
+            if not value_set.contains(system, code):
+                what = f"code {code!r} is not in" if code is not None else f"a coding of {system} has no code of"
+                yield Finding(
+                    "binding-code-not-in-value-set",
+                    f"{what} value set {value_set.url} ({strength} binding)",
+                    (*at, "code"),
+                )
+        if strength == "required" and not from_set:
             yield Finding(
-                "binding-code-not-in-value-set", f"code {code!r} is not in the required value set {value_set.url}"
+                "binding-no-coding-from-value-set",
+                f"no coding from the required value set {value_set.url} (systems: {', '.join(value_set.systems)})",
             )
-        return
-    from_set = [(at, system, code) for at, system, code in codings if value_set.has_system(system)]
-    if not from_set and spec.get("anySystem"):
-        yield from _in_another_system(value_set, codings, strength)
-        return
-    for at, system, code in from_set:
-        if not value_set.contains(system, code):
-            what = f"code {code!r} is not in" if code is not None else f"a coding of {system} has no code of"
-            yield Finding(
-                "binding-code-not-in-value-set",
-                f"{what} value set {value_set.url} ({strength} binding)",
-                (*at, "code"),
-            )
-    if strength == "required" and not from_set:
-        yield Finding(
-            "binding-no-coding-from-value-set",
-            f"no coding from the required value set {value_set.url} (systems: {', '.join(value_set.systems)})",
-        )
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
+        value_set = contract.value_sets.get(spec["valueSet"])
+        if value_set is None:
+            return None  # explain reports the missing value set
+        systems = sorted(value_set.systems)
+        member = {
+            "type": "object",
+            "anyOf": [
+                {
+                    "required": ["system"] if codes is None else ["system", "code"],
+                    "properties": {"system": {"const": system}}
+                    | ({} if codes is None else {"code": {"enum": sorted(codes)}}),
+                }
+                for system, codes in sorted(value_set.systems.items())
+            ],
+        }
+        claims_the_set = {"type": "object", "required": ["system"], "properties": {"system": {"enum": systems}}}
+        coding_ok = {"if": claims_the_set, "then": member}
+        required = spec["strength"] == "required"
+        concept: Schema = {"type": "array", "items": coding_ok}
+        if required:
+            concept["contains"] = member
+        single_coding = {"allOf": [coding_ok, member]} if required else coding_ok
+        schema: Schema = {
+            "if": {"type": "object", "required": ["coding"]},
+            "then": {"properties": {"coding": concept if required else {"if": {"type": "array"}, "then": concept}}},
+            "else": {"if": OBJECT, "then": single_coding},
+        }
+        if required and all(codes is not None for codes in value_set.systems.values()):
+            all_codes = sorted({code for codes in value_set.systems.values() for code in codes or ()})
+            schema = {"allOf": [schema, {"if": {"type": "string"}, "then": {"enum": all_codes}}]}
+        return schema
 
 
 def _in_another_system(value_set: Any, codings: list[tuple[Any, Any, Any]], strength: str) -> Iterator[Finding]:
@@ -103,183 +338,46 @@ def _in_another_system(value_set: Any, codings: list[tuple[Any, Any, Any]], stre
         )
 
 
-def reference_form(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    """An element whose structure the contract leaves open, in a form other than the reference
-    implementation's (`form`: "string", a bare code; "members", no members beyond `members`): accepted, reported
-    as information (an error under --strict)."""
-    if spec["form"] == "string" and isinstance(value, dict):  # another JSON type is the schema's to report
-        yield Finding("open-choice", spec["message"])
-    elif spec["form"] == "members" and isinstance(value, dict):
-        for name in value.keys() - set(spec["members"]):
-            yield Finding("open-choice", spec["message"], (name,))
-
-
-def codes_elsewhere(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+class CodesElsewhere(RuleKind):
     """A code of `valueSet` where the contract puts those codes elsewhere (`message` says where)."""
-    value_set = ctx.contract.value_sets.get(spec["valueSet"])
-    if value_set is not None:
-        for code in codes_of(value):
-            if value_set.contains_bare_code(code):
-                yield Finding("code-out-of-place", f"{code!r}: {spec['message']}")
+
+    name = "codes-elsewhere"
+
+    @staticmethod
+    def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
+        value_set = ctx.contract.value_sets.get(spec["valueSet"])
+        if value_set is not None:
+            for code in codes_of(value):
+                if value_set.contains_bare_code(code):
+                    yield Finding("code-out-of-place", f"{code!r}: {spec['message']}")
+
+    @classmethod
+    def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema | None:
+        value_set = contract.value_sets.get(spec["valueSet"])
+        if value_set is None:
+            return {}
+        if any(codes is None for codes in value_set.systems.values()):
+            return None  # every code of an open system would be out of place: not a list a schema can hold
+        codes = {"not": {"enum": sorted({code for codes in value_set.systems.values() for code in codes or ()})}}
+        return {
+            "if": {"type": "string"},
+            "then": codes,
+            "else": {
+                "if": {"type": "object", "required": ["coding"]},
+                "then": {"properties": {"coding": {"if": {"type": "array"}, "then": {"items": {
+                    "properties": {"code": codes}
+                }}}}},
+                "else": {"properties": {"code": codes}},
+            },
+        }  # fmt: skip
 
 
-def required(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    element = spec["element"]
-    if isinstance(value, dict) and value.get(element) is None:
-        yield Finding("required-element-missing", spec.get("message") or f"element {element!r} is required here")
-
-
-def absent(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    element = spec["element"]
-    if isinstance(value, dict) and element in value:
-        yield Finding(
-            "element-not-expected", spec.get("message") or f"element {element!r} is not expected here", (element,)
-        )
-
-
-def null_or_absent(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    element = spec["element"]
-    if isinstance(value, dict) and value.get(element) is not None:
-        yield Finding(
-            "element-must-be-null", spec.get("message") or f"element {element!r} must be null or absent", (element,)
-        )
-
-
-def installation_identifier(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    if not isinstance(value, dict):
-        return
-    system = value.get("system")
-    if not isinstance(system, str) or not system.startswith(INSTALLATION_OID_ARC):
-        if spec.get("mustBeInstallation"):
-            yield Finding(
-                "identifier-not-installation-namespace",
-                f"system {system!r} is not an installation namespace ({INSTALLATION_OID_ARC}<installation>.<key>)",
-                ("system",),
-            )
-        return
-    arcs = system[len(INSTALLATION_OID_ARC) :].split(".")
-    if len(arcs) != 2 or not all(arc.isdigit() for arc in arcs):
-        yield Finding(
-            "identifier-installation-malformed",
-            f"system {system!r} does not have the form {INSTALLATION_OID_ARC}<installation>.<key>",
-            ("system",),
-        )
-        return
-    installation = ctx.contract.installation.number
-    if arcs[0] != installation:
-        yield Finding(
-            "identifier-installation-foreign",
-            f"system {system!r} is a namespace of installation {arcs[0]}, not of this installation ({installation})",
-            ("system",),
-        )
-    elif ctx.contract.namespace_of(system) is None:
-        yield Finding(
-            "identifier-namespace-unknown",
-            f"system {system!r} is not a namespace of this installation's configuration",
-            ("system",),
-        )
-
-
-def profile_namespace(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    if not isinstance(value, dict) or not ctx.applied_profiles:
-        return
-    namespace = ctx.contract.namespace_of(value.get("system"))
-    if namespace is None or not namespace.system.startswith(INSTALLATION_OID_ARC):
-        return
-    allowed = {key for profile in ctx.applied_profiles for key in profile.identifier_namespaces}
-    if namespace.key not in allowed:
-        names = ", ".join(p.name for p in ctx.applied_profiles)
-        yield Finding(
-            "identifier-namespace-of-other-profile",
-            f"namespace {namespace.system} ({namespace.title}) does not belong to profile {names}",
-            ("system",),
-        )
-
-
-def identifier_format(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    if not isinstance(value, dict):
-        return
-    namespace = ctx.contract.namespace_of(value.get("system"))
-    identifier = value.get("value")
-    if namespace is None or namespace.format is None or not isinstance(identifier, str):
-        return
-    if not conforms(namespace.format, identifier):
-        shape = FORMATS[namespace.format][1]
-        yield Finding(
-            f"identifier-{namespace.format}-invalid",
-            f"{identifier!r} is not a valid {namespace.title}: expected {shape}",
-            ("value",),
-        )
-
-
-def reference_key(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    identifier = value.get("identifier") if isinstance(value, dict) else None
-    if not isinstance(identifier, dict):
-        return
-    namespace = ctx.contract.namespace_of(identifier.get("system"))
-    if namespace is not None and not namespace.reference_key:
-        yield Finding(
-            "reference-identifier-not-key",
-            f"namespace {namespace.system} ({namespace.title}) is not a reference key; "
-            "reference the resource by one of its reference-key identifiers",
-            ("identifier", "system"),
-        )
-
-
-def profile_reference_key(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    """A Party that references itself (its owner) does so by an identifier that is a reference key for
-    its own profile: the only case where a payload shows which party a reference names."""
-    identifier = value.get("identifier") if isinstance(value, dict) else None
-    if not isinstance(identifier, dict):
-        return
-    namespace = ctx.contract.namespace_of(identifier.get("system"))
-    if namespace is None or not namespace.not_reference_key_for or not namespace.reference_key:
-        return  # a namespace that is no key for anyone is reference-key's to report
-    excluded = [p.name for p in ctx.applied_profiles if p.name in namespace.not_reference_key_for]
-    if excluded and _is_own_identifier(ctx.document, namespace.system, identifier.get("value")):
-        yield Finding(
-            "reference-identifier-not-key-for-profile",
-            f"this {' and '.join(excluded)} references itself by its identifier in {namespace.system} "
-            f"({namespace.title}), which is not a reference key for {' or '.join(excluded)}; "
-            "reference it by one of its reference-key identifiers (its NIP, for example)",
-            ("identifier", "system"),
-        )
-
-
-def _is_own_identifier(document: dict[str, Any], system: str, value: Any) -> bool:
-    own = document.get("identifier")
-    return isinstance(value, str) and any(
-        isinstance(i, dict) and i.get("system") == system and i.get("value") == value
-        for i in (own if isinstance(own, list) else [])
-    )
-
-
-def implementation_defined_version(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-    """A value-set summary {url, version} of an implementation-defined set reports version null."""
-    if not isinstance(value, dict) or value.get("version") is None:
-        return
-    url = value.get("url")
-    for profile in ctx.contract.profiles_of("ValueSet"):
-        if profile.canonical_url is not None and profile.canonical_url == url:
-            yield Finding(
-                "element-must-be-null",
-                f"{url} is implementation-defined ({profile.name}); its version is null",
-                ("version",),
-            )
-
-
-def generic_rules() -> dict[str, Rule]:
-    return {
-        "binding": binding,
-        "required": required,
-        "absent": absent,
-        "null-or-absent": null_or_absent,
-        "installation-identifier": installation_identifier,
-        "profile-namespace": profile_namespace,
-        "identifier-format": identifier_format,
-        "reference-key": reference_key,
-        "profile-reference-key": profile_reference_key,
-        "implementation-defined-version": implementation_defined_version,
-        "reference-form": reference_form,
-        "codes-elsewhere": codes_elsewhere,
-    }
+ELEMENT_KINDS: tuple[type[RuleKind], ...] = (
+    Binding,
+    Required,
+    Absent,
+    NullOrAbsent,
+    ImplementationDefinedVersion,
+    ReferenceForm,
+    CodesElsewhere,
+)

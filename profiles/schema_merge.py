@@ -83,7 +83,7 @@ def _flat(members: list[Any]) -> list[Any]:
 
 def _joined(members: list[Any], produced: dict[int, Any]) -> list[Any]:
     """The members that only descend joined into one (first in the list, where the first of them stood), and so
-    the steps of a path through an array (rule_schemas.at_path)."""
+    the steps of a path through an array (rules.at_path)."""
     members = _steps_joined(members, produced)
     descending = [m for m in members if isinstance(m, dict) and m and set(m) <= _DESCENDING]
     if len(descending) < 2:
@@ -105,7 +105,7 @@ def _joined(members: list[Any], produced: dict[int, Any]) -> list[Any]:
 
 
 def _is_step(member: Any) -> bool:
-    """{if: {type: array}, then: {items: A}, else: B}: a step of rule_schemas.at_path."""
+    """{if: {type: array}, then: {items: A}, else: B}: a step of rules.at_path."""
     return (
         isinstance(member, dict)
         and set(member) == {"if", "then", "else"}

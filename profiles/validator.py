@@ -1,6 +1,7 @@
-"""The validator engine: structure from `schemas/`, profile recognition, then the profile rules of
-`profiles/`. The rule functions and the registry of issue codes are arguments; by default, the
-contract's standard ones.
+"""The validator engine: one validation path. The clean gate of the payload's type (profiles/clean_gate.py) passes a
+payload with nothing to report; a payload it refuses is explained: its structure from `schemas/` (where the gate's
+structure failed), its profile recognition, then the profile rules of `profiles/` whose parts of the gate failed. The
+rule functions and the registry of issue codes are arguments; by default, the contract's standard ones.
 
 It never raises on bad input: whatever the payload, it returns issues.
 """
@@ -13,20 +14,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from profiles.clean_gate import CleanGate, clean_gate
+from profiles.clean_gate import CleanGate, clean_gate, rows_schema
 from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
 from profiles.issue_codes import IssueCodes, standard_issue_codes
-from profiles.issues import Issue, pointer
+from profiles.issues import Issue
 from profiles.paths import Where, split_path, values_at, without_members
-from profiles.recognition import ProfileRecognition
-from profiles.rule_schemas import compile_rule
-from profiles.rule_set import standard_rules
-from profiles.rules import Rule
+from profiles.recognition import ProfileRecognition, Recognition
+from profiles.rule_set import standard_kinds
+from profiles.rules import DocumentCheck, Rule
 from profiles.structure import SchemaStore, Structure
 
 __all__ = ["CONTEXTS", "RESOURCE", "WRITE", "Validator"]
-
-_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,52 +33,136 @@ class _PlannedRule:
     spec: Mapping[str, Any]
 
 
+Rows = frozenset[int] | set[int]
+"""Rule rows by id(): those whose part of the gate a document failed."""
+_Groups = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
+
+
+class _Plan:
+    """The rules of a resource type or profile in one context, grouped by path so that each path is walked once."""
+
+    __slots__ = ("_places", "groups")
+
+    def __init__(self, groups: _Groups) -> None:
+        self.groups = groups
+        self._places: dict[int, list[tuple[int, int]]] = {}
+        for group, (_, planned) in enumerate(groups):
+            for place, rule in enumerate(planned):
+                self._places.setdefault(id(rule.spec), []).append((group, place))
+
+    def only(self, rows: Rows) -> _Groups:
+        """The groups of `rows` alone, in the plan's order: found from the rows (a refused payload fails few)."""
+        places: list[tuple[int, int]] = []
+        for row in rows:
+            found = self._places.get(row)
+            if found is not None:
+                places += found
+        places.sort()
+        groups: list[tuple[tuple[str, ...], list[_PlannedRule]]] = []
+        last = -1
+        for group, place in places:
+            if group != last:
+                groups.append((self.groups[group][0], []))
+                last = group
+            groups[-1][1].append(self.groups[group][1][place])
+        return tuple(groups)
+
+
 class _Gate:
-    """A compiled clean gate and the checks it leaves to Python."""
+    """A compiled clean gate: its pass, the checks after it, and the parts of it a refused document failed."""
 
-    __slots__ = ("_context", "_contract", "_functions", "_identifiers", "_validator")
+    __slots__ = (
+        "_by_profiles",
+        "_group_checks",
+        "_groups",
+        "_row_checks",
+        "_schemas",
+        "_structure",
+        "_structure_checks",
+        "definition",
+        "holds",
+        "is_valid",
+    )
 
-    def __init__(self, validator: Any, gate: CleanGate, functions: _Plan, contract: Contract, context: str) -> None:
-        self._validator = validator
-        self._identifiers = None if gate.identifiers is None else gate.identifiers.holds
-        self._functions = functions
-        self._contract = contract
-        self._context = context
-
-    @property
-    def parts(self) -> tuple[Any, Any]:
-        """(is_valid, the identifier walk or None): all of passes() for a gate without functions."""
-        return self._validator.is_valid, self._identifiers
+    def __init__(self, schemas: SchemaStore, definition: CleanGate, structure: str) -> None:
+        self.definition = definition
+        self.is_valid: DocumentCheck = schemas.compile(definition.schema).is_valid
+        checks = tuple(check for check, _ in definition.after_pass)
+        self.holds: DocumentCheck | None = (
+            None if not checks else checks[0] if len(checks) == 1 else partial(_all_hold, checks)
+        )
+        self._schemas = schemas
+        self._structure = structure
+        self._by_profiles = frozenset(id(spec) for spec in definition.by_profiles)
+        by_element: dict[str | None, list[int]] = {}
+        for index, (spec, _) in enumerate(definition.rows):
+            # the rows that ask which profiles are recognised cost more than most: asked apart from the others
+            element = None if id(spec) in self._by_profiles else spec["path"].split(".", 1)[0]
+            by_element.setdefault(element, []).append(index)
+        self._groups = tuple(tuple(indices) for indices in by_element.values())
+        self._structure_checks: tuple[DocumentCheck, DocumentCheck] | None = None
+        self._group_checks: tuple[DocumentCheck, ...] = ()
+        self._row_checks: list[DocumentCheck | None] = [None] * len(definition.rows)
 
     def passes(self, document: dict[str, Any]) -> bool:
-        if not _passes(self._validator, document):
-            return False
-        if self._identifiers is not None and not self._identifiers(document):
-            return False
-        return not self._functions or self._functions_find_nothing(document)
-
-    def _functions_find_nothing(self, document: dict[str, Any]) -> bool:
-        ctx = _RuleContext(self._contract, self._context, (), document)  # a gate with functions has no profiles
         try:
-            for tokens, rules in self._functions:
-                for value, _ in values_at(document, tokens):
-                    for rule in rules:
-                        if next(iter(rule.function(ctx, value, rule.spec)), None) is not None:
-                            return False
-        except Exception:  # a rule that fails is reported by the explanation path
-            return False
-        return True
+            if not self.is_valid(document):
+                return False
+        except (ValueError, RecursionError):
+            return False  # the explanation reports why
+        return self.holds is None or self.holds(document)
+
+    def failed_parts(self, document: dict[str, Any]) -> tuple[Rows, bool] | None:
+        """The rule rows whose parts of the gate `document` fails, with the rows of the checks after the pass that
+        fail, and whether the profiles must be recognised (recognition fails, or one of those rows depends on the
+        profiles); None when its structure fails or cannot be read: then the structure and every row are explained.
+
+        The structure and recognition are asked together first (most refused documents pass both), the rows by
+        element (the rows of one top-level element share its walk; those that depend on the profiles together), and
+        one by one only in a group that fails, the last of them not at all when the others pass: one failing row
+        among twenty costs about one pass over their parts. (Asked by halves they cost twice as much; through
+        iter_errors, which reads every part for its errors, three times.)"""
+        checks = self._structure_checks or self._compile()  # compiled when a document is first refused
+        rows, failed = self.definition.rows, set[int]()
+        try:
+            recognised_cleanly = checks[0](document)  # the structure holds, and recognition has nothing to report
+            if not recognised_cleanly and not checks[1](document):
+                return None
+            for check, unstated in self.definition.after_pass:
+                if not check(document):
+                    failed.update(id(row) for row in unstated)
+            for group, group_check in zip(self._groups, self._group_checks, strict=True):
+                if group_check(document):
+                    continue
+                *asked, last = group
+                found = [index for index in asked if not self._row_check(index)(document)]
+                if not found or not self._row_check(last)(document):
+                    found.append(last)
+                failed.update(id(rows[index][0]) for index in found)
+        except (ValueError, RecursionError):
+            return None
+        return failed, not recognised_cleanly or not self._by_profiles.isdisjoint(failed)
+
+    def _compile(self) -> tuple[DocumentCheck, DocumentCheck]:
+        """The checks of the structure with recognition, of the structure alone, and of each group of rows."""
+        compile_, rows = self._schemas.compile, self.definition.rows
+        structure = {"$ref": self._structure}
+        self._group_checks = tuple(
+            compile_(rows_schema([rows[index] for index in group])).is_valid for group in self._groups
+        )
+        both = {"allOf": [structure, self.definition.recognition]}
+        self._structure_checks = (compile_(both).is_valid, compile_(structure).is_valid)
+        return self._structure_checks
+
+    def _row_check(self, index: int) -> DocumentCheck:
+        check = self._row_checks[index]
+        if check is None:
+            check = self._row_checks[index] = self._schemas.compile(rows_schema([self.definition.rows[index]])).is_valid
+        return check
 
 
-_Plan = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
-
-
-@dataclass(frozen=True)
-class _FastPath:
-    """One jsonschema-rs check of structure plus the compiled rules, and the rules it cannot replace."""
-
-    validator: Any
-    residual: _Plan
+def _all_hold(checks: tuple[DocumentCheck, ...], document: dict[str, Any]) -> bool:
+    return all(check(document) for check in checks)
 
 
 @dataclass(slots=True)
@@ -89,10 +171,6 @@ class _RuleContext:
     context: str
     applied_profiles: tuple[Profile, ...]
     document: dict[str, Any]
-
-
-def _in_context(rules: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
-    return [spec for spec in rules if context in spec.get("contexts", CONTEXTS)]
 
 
 class Validator:
@@ -108,19 +186,23 @@ class Validator:
         fast_path: bool = True,
         strict: bool = False,
     ) -> None:
-        """`rules` maps the rule names of the profile data to their functions (default:
-        `standard_rules()`); `issue_codes` decides each code's severity and requirement (default: the
-        registry of profiles/issue-codes.json). `fast_path=False` explains every document through the
-        rule functions; the results are the same, only slower (tests/profiles/test_fast_path.py).
-        `strict`: where the contract leaves a form open, the reference implementation's form is demanded
-        (the issue code open-choice is an error instead of information)."""
+        """`rules` maps the rule names of the profile data to their functions (default: the explanations of
+        `standard_kinds()`); `issue_codes` decides each code's severity and requirement (default: the registry of
+        profiles/issue-codes.json). `fast_path=False` asks no clean gate and explains every document through every
+        rule function: the results are the same, only slower (tests/profiles/test_fast_path.py); so are they with
+        other `rules`, whose functions the gates of the standard kinds do not state. `strict`: where the contract
+        leaves a form open, the reference implementation's form is demanded (the issue code open-choice is an error
+        instead of information)."""
         self.contract = contract or load_contract()
         self.schemas = schemas or SchemaStore()
-        self.rules: Mapping[str, Rule] = dict(rules) if rules is not None else standard_rules()
+        self.kinds = standard_kinds()
+        self.rules: Mapping[str, Rule] = (
+            dict(rules) if rules is not None else {name: kind.explain for name, kind in self.kinds.items()}
+        )
         self.issue_codes = standard_issue_codes(strict) if issue_codes is None else issue_codes
         self.recognition = ProfileRecognition(self.contract, self.issue_codes)
         self.fast_path = fast_path
-        self._gated = fast_path and rules is None  # the gate states the standard rules; other rules take the usual path
+        self._gated = fast_path and rules is None
         unknown = {
             spec["rule"]
             for specs in [
@@ -133,11 +215,10 @@ class Validator:
         if unknown:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
         self._plans: dict[tuple[str, str], _Plan] = {}
-        self._fast_paths: dict[tuple[str, str], _FastPath] = {}
-        self._gates: dict[tuple[str, str], _Gate | None] = {}
-        self._gate_table: dict[str, tuple[Any, Any]] = {}
-        """The served resources' gates that are nothing but their pass and identifier walk, by type:
-        {resourceType: (is_valid, holds or None)}, filled as the gates are built."""
+        self._gates: dict[tuple[str, str, str | None], _Gate | None] = {}
+        self._gate_table: dict[str, tuple[DocumentCheck, DocumentCheck | None]] = {}
+        """The served resources' gates by type, (is_valid, the checks after it or None), filled as the gates are built:
+        gate_refused calls them directly."""
 
     @classmethod
     def for_config(cls, config: Path | str | None, *, strict: bool = False) -> Validator:
@@ -163,15 +244,22 @@ class Validator:
         """Whether the clean gate of the document's type passes it: then validate() reports nothing. False tells
         nothing: validate() says what there is (a loop over many payloads can explain the refused ones together,
         after the others, so that neither path's code and data leave the processor's caches at every payload)."""
-        if self._gated and profile is None and type(document) is dict:
+        if self._gated and type(document) is dict:
             found = document.get("resourceType", resource_type)  # a report order has none: the caller names it
             if type(found) is str and (resource_type is None or found == resource_type):
-                gate = self._gates.get((found, context), _UNBUILT)
+                gate = self._gates.get((found, context, profile), _UNBUILT)
                 if gate is _UNBUILT:
-                    rules = self.contract.resources.get(found)
-                    gate = None if rules is None else self._gate(rules, context)
+                    gate = self._gate(found, context, profile)
                 return gate is not None and gate.passes(document)
         return False
+
+    def clean_gate(
+        self, resource_type: str, *, context: str = RESOURCE, profile: str | None = None
+    ) -> CleanGate | None:
+        """The clean gate of `resource_type` in `context` (`profile`: forced, as in validate()); None where there is
+        none: a type without a schema, a profile that is not one of the type, a validator without gates."""
+        gate = self._gate(resource_type, context, profile) if self._gated else None
+        return None if gate is None else gate.definition
 
     def gate_refused(
         self,
@@ -182,8 +270,8 @@ class Validator:
         context: str = RESOURCE,
     ) -> list[int]:
         """The indices of the documents that passes_gate() refuses with these options, in order: one call for many
-        payloads, the loop of `eris validate`. With the default options a gate that is nothing but its pass and
-        identifier walk is called directly, without the calls of passes_gate around it."""
+        payloads, the loop of `eris validate`. With the default options each gate's pass and its checks after the
+        pass are called directly, without the calls of passes_gate around them."""
         if resource_type is not None or profile is not None or context != RESOURCE:
             passes = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
             return [index for index, passed in enumerate(map(passes, documents)) if not passed]
@@ -207,12 +295,9 @@ class Validator:
     def explain(
         self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
     ) -> list[Issue]:
-        """validate() of a document that passes_gate() refused, with the same options: the gate is not asked
-        again. (Of any other document too: the gate only ever spares the explanation.)"""
-        found = document.get("resourceType", resource_type) if type(document) is dict else None
-        refused = profile is None and type(found) is str and self._gates.get((found, context)) is not None
-        # where no gate was asked (another context, a forced profile), the usual path may take its fast pass
-        return list(self._issues(document, resource_type, profile, context, gate_tried=refused))
+        """validate() of a document that passes_gate() refused, with the same options: the gate's pass is not made
+        again, and the parts of it that failed say which rules to explain. (Of any other document too.)"""
+        return list(self._issues(document, resource_type, profile, context, gate_tried=True))
 
     def validate(
         self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
@@ -257,7 +342,7 @@ class Validator:
         context: str,
         gate_tried: bool = False,
     ) -> Iterator[Issue]:
-        """iter_issues; `gate_tried`: the clean gate of the document's type refused it already."""
+        """iter_issues; `gate_tried`: the clean gate of the document's type was asked already (and refused it)."""
         if context not in CONTEXTS:
             raise ValueError(f"context must be one of {CONTEXTS}, not {context!r}")
         codes = self.issue_codes
@@ -274,40 +359,38 @@ class Validator:
         if context == WRITE and not rules.writable:
             where = "/resourceType" if "resourceType" in document else ""
             yield codes.issue("resource-not-writable", where, f"the contract has no write of {rules.resource_type}")
-        refused = gate_tried
-        if self._gated and profile is None and not gate_tried:
-            gate = self._gate(rules, context)
-            if gate is not None:
-                if gate.passes(document):
-                    return  # the clean gate: nothing to report (profiles/clean_gate.py)
-                refused = True
-        # a document the gate refused breaks some rule: the fast path would most often fail too
-        fast = self._fast(rules, context) if self.fast_path and not refused else None
-        if fast is not None and _passes(fast.validator, document):
-            plan = fast.residual
-        else:
-            if rules.schema:
-                try:
-                    structure = self.schemas.check(rules.schema, document, rules.requirement, codes)
-                    if structure.null_members:
-                        document, structure, absent = self._nulls_read_as_absent(
-                            rules.schema, rules.requirement, document, structure
-                        )
-                        yield from _by_element(self._null_choices(absent, rules), rules)
-                except (ValueError, RecursionError) as error:  # a lone surrogate, nesting beyond the engine
-                    yield codes.issue("payload-not-checkable", "", _not_checkable(error))
-                    return
-                yield from _by_element(structure.issues, rules)
-            plan = self._planned(rules.resource_type, context)
-        applied, issues = self.recognition.recognise(document, rules.resource_type, context, profile)
+        failed: Rows | None = None  # the rows to explain; None: all of them, and the structure
+        recognise = True
+        gate = self._gate(rules.resource_type, context, profile) if self._gated else None
+        if gate is not None:
+            if not gate_tried and gate.passes(document):
+                return  # the clean gate: nothing to report (profiles/clean_gate.py)
+            parts = gate.failed_parts(document)
+            if parts is not None:
+                failed, recognise = parts
+        if failed is None and rules.schema:
+            try:
+                structure = self.schemas.check(rules.schema, document, rules.requirement, codes)
+                if structure.null_members:
+                    document, structure, absent = self._nulls_read_as_absent(
+                        rules.schema, rules.requirement, document, structure
+                    )
+                    yield from _by_element(self._null_choices(absent, rules), rules)
+            except (ValueError, RecursionError) as error:  # a lone surrogate, nesting beyond the engine
+                yield codes.issue("payload-not-checkable", "", _not_checkable(error))
+                return
+            yield from _by_element(structure.issues, rules)
+        applied, issues = (
+            self.recognition.recognise(document, rules.resource_type, context, profile) if recognise else _NOTHING
+        )
         if issues:
             yield from issues
         ctx = _RuleContext(self.contract, context, applied, document)
-        yield from self._apply(plan, document, ctx)
+        yield from self._apply(self._planned(rules.resource_type, context), document, ctx, failed)
         for applied_profile in applied:
             profile_plan = self._planned(applied_profile.name, context, applied_profile)
-            if profile_plan:  # most profiles only recognise; an empty plan is not worth a generator
-                yield from self._apply(profile_plan, document, ctx)
+            if profile_plan.groups:  # most profiles only recognise; an empty plan is not worth a generator
+                yield from self._apply(profile_plan, document, ctx, failed)
 
     def _nulls_read_as_absent(
         self, schema: str, requirement: str | None, document: dict[str, Any], structure: Structure
@@ -368,45 +451,21 @@ class Validator:
                 continue  # an example binding illustrates codes; it checks nothing
             planned = _PlannedRule(self.rules[spec["rule"]], spec)
             by_path.setdefault(split_path(spec["path"]), []).append(planned)
-        return tuple(by_path.items())
+        return _Plan(tuple(by_path.items()))
 
-    def _fast(self, rules: ResourceRules, context: str) -> _FastPath | None:
-        key = (rules.resource_type, context)
-        fast = self._fast_paths.get(key)
-        if fast is None and rules.schema:
-            compiled: list[dict[str, Any]] = []
-            residual: list[Mapping[str, Any]] = []
-            for spec in _in_context(rules.rules, context):
-                if spec.get("strength") == "example":
-                    continue  # checks nothing, as in _plan
-                schema = compile_rule(self.contract, spec)
-                if schema is None:
-                    residual.append(spec)
-                else:
-                    compiled.append(schema)
-            structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"]
-            combined = {"$schema": _DIALECT, "allOf": [{"$ref": structure}, *compiled]}
-            fast = self._fast_paths[key] = _FastPath(self.schemas.compile(combined), self._plan(residual, context))
-        return fast
-
-    def _gate(self, rules: ResourceRules, context: str) -> _Gate | None:
-        key = (rules.resource_type, context)
+    def _gate(self, resource_type: str, context: str, profile: str | None) -> _Gate | None:
+        key = (resource_type, context, profile)
         if key not in self._gates:
-            structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"] if rules.schema else ""
-            gate = clean_gate(self.contract, rules, context, structure)
-            built = self._gates[key] = (
-                None
-                if gate is None
-                else _Gate(
-                    self.schemas.compile(gate.schema),
-                    gate,
-                    self._plan(gate.functions, context),
-                    self.contract,
-                    context,
-                )
-            )
-            if built is not None and gate is not None and context == RESOURCE and not gate.functions:
-                self._gate_table[rules.resource_type] = built.parts
+            rules = self.contract.resources.get(resource_type)
+            forced = None if profile is None else self.recognition.resolve(profile, resource_type)
+            if rules is None or not rules.schema or context not in CONTEXTS or (profile is not None and forced is None):
+                self._gates[key] = None  # every document of it has something to report, or cannot be gated
+            else:
+                structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"]
+                definition = clean_gate(self.contract, rules, context, structure, self.kinds, forced=forced)
+                built = self._gates[key] = _Gate(self.schemas, definition, structure)
+                if context == RESOURCE and profile is None:
+                    self._gate_table[resource_type] = (built.is_valid, built.holds)
         return self._gates[key]
 
     def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:
@@ -417,9 +476,12 @@ class Validator:
             plan = self._plans[key] = self._plan(specs, context)
         return plan
 
-    def _apply(self, plan: _Plan, document: dict[str, Any], ctx: _RuleContext) -> Iterator[Issue]:
+    def _apply(
+        self, plan: _Plan, document: dict[str, Any], ctx: _RuleContext, only: Rows | None = None
+    ) -> Iterator[Issue]:
+        """The findings of the plan's rules (`only`: of these rows) as issues, in the plan's order."""
         codes = self.issue_codes
-        for tokens, planned in plan:
+        for tokens, planned in plan.groups if only is None else plan.only(only):
             values = values_at(document, tokens)
             if not values:
                 continue
@@ -437,6 +499,7 @@ class Validator:
 
 
 _UNBUILT: Any = object()
+_NOTHING = Recognition((), ())
 
 
 def _by_element(issues: Iterable[Issue], rules: ResourceRules) -> Iterator[Issue]:
@@ -448,13 +511,6 @@ def _by_element(issues: Iterable[Issue], rules: ResourceRules) -> Iterator[Issue
         yield issue if own is None or issue.requirement != rules.requirement else replace(issue, requirement=own)
 
 
-def _passes(validator: Any, document: dict[str, Any]) -> bool:
-    try:
-        return validator.is_valid(document)
-    except (ValueError, RecursionError):
-        return False  # the explanation path reports why
-
-
 def _not_checkable(error: Exception) -> str:
     if isinstance(error, UnicodeError):
         return "the payload holds a string that is not valid Unicode (a lone surrogate escape such as \\ud800)"
@@ -462,10 +518,11 @@ def _not_checkable(error: Exception) -> str:
 
 
 def _pointer(tokens: tuple[str | int, ...]) -> str:
-    location = ""
-    for token in tokens:
-        location = pointer(location, token)
-    return location
+    """The JSON Pointer of `tokens`, as profiles.issues.pointer extends one token at a time."""
+    escaped = [
+        str(token) if isinstance(token, int) else token.replace("~", "~0").replace("/", "~1") for token in tokens
+    ]
+    return "/" + "/".join(escaped) if escaped else ""
 
 
 def _json_kind(value: Any) -> str:

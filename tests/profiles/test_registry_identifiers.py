@@ -1,6 +1,6 @@
-"""The clean gate's walk of registry identifiers (RegistryIdentifiers, profiles/clean_gate.py) holds a document exactly
-when the rule it stands for, identifier-format (profiles/rules.py), finds nothing at the same paths: on generated
-identifiers and documents."""
+"""The clean gate's walk of registry identifiers (RegistryIdentifiers, profiles/identifier_rules.py) holds a document
+exactly when the explanation of the rule kind it is the gate of, identifier-format, finds nothing at the same paths: on
+generated identifiers and documents."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from types import SimpleNamespace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from profiles.clean_gate import RegistryIdentifiers
 from profiles.contract import RESOURCE, load_contract
+from profiles.identifier_rules import IdentifierFormat, RegistryIdentifiers
 from profiles.paths import values_at
-from profiles.rules import identifier_format
 
 CONTRACT = load_contract()
 REGISTRY_SYSTEMS = sorted(ns.system for ns in CONTRACT.namespaces.values() if ns.format is not None)
@@ -44,7 +43,7 @@ documents = st.fixed_dictionaries(
 def _rule_finds_nothing(document: dict, paths: list[tuple[str, ...]]) -> bool:
     context = SimpleNamespace(contract=CONTRACT, context=RESOURCE, applied_profiles=(), document=document)
     return not any(
-        next(iter(identifier_format(context, value, {})), None) is not None
+        next(iter(IdentifierFormat.explain(context, value, {})), None) is not None
         for tokens in paths
         for value, _ in values_at(document, tokens)
     )
