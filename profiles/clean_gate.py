@@ -2,8 +2,9 @@
 at all, so that such a payload never reaches Python's rule functions.
 
 It holds the structure, profile recognition (the meta.profile claims, their evidence, a profile where the context needs
-one, only writable profiles in a write), and the schema of every rule row, the rows of each profile under "if the
-profile is recognised" (profiles/rules.py: each rule kind states its own). The rows no schema can state (the check
+one, only writable profiles in a write: profiles/recognition.py states its part beside its explanation), and the schema
+of every rule row, the rows of each profile under "if the profile is recognised" (profiles/rules.py: each rule kind
+states its own). The rows no schema can state (the check
 digits of registry identifiers, the report order's key and dates) are checked after the pass, in Python
 (`CleanGate.after_pass`); a kind that reads the recognised profiles always has a schema. So every resource type, in
 every context and with any profile forced, has a gate.
@@ -19,8 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from profiles.contract import WRITE, Contract, Profile, ResourceRules
-from profiles.rules import OBJECT, DocumentCheck, GateProfiles, RuleKind, Schema
+from profiles.contract import Contract, Profile, ResourceRules
+from profiles.recognition import any_recognised_schema, recognised_schema, recognition_schema
+from profiles.rules import DocumentCheck, GateProfiles, RuleKind, Schema
 from profiles.schema_merge import merged
 
 __all__ = ["CleanGate", "Row", "clean_gate", "rows_schema"]
@@ -68,11 +70,12 @@ def clean_gate(
     name; `forced`: a profile the caller validates against whatever the payload claims); its pass joined by
     profiles.schema_merge unless `merge` is false (the same verdict, slower)."""
     candidates = contract.profiles_of(rules.resource_type)
-    recognised = {profile: {} if profile is forced else _recognised(profile) for profile in candidates}
-    any_recognised = {} if forced is not None else _any_recognised(candidates)
+    recognised = {profile: {} if profile is forced else recognised_schema(profile) for profile in candidates}
+    any_recognised = {} if forced is not None else any_recognised_schema(candidates)
     profiles = GateProfiles(recognised, any_recognised)
     required = context in rules.profile_required_in and forced is None
-    recognition = _recognition(rules, context, candidates, recognised, any_recognised if required else None, forced)
+    required_schema = any_recognised if required else None
+    recognition = recognition_schema(rules, context, candidates, recognised, required_schema, forced)
     parts: list[Schema | bool] = [{"$ref": structure}, *recognition]
     rows: list[Row] = []
     unstated: dict[str, list[Mapping[str, Any]]] = {}
@@ -114,112 +117,3 @@ def clean_gate(
 def _checking(specs: tuple[Mapping[str, Any], ...], context: str) -> list[Mapping[str, Any]]:
     """The rows that check something in `context` (an example binding only illustrates codes)."""
     return [s for s in specs if context in s.get("contexts", (context,)) and s.get("strength") != "example"]
-
-
-# -- recognition ---------------------------------------------------------------------------------------------
-
-
-def _claims(profile: Profile) -> Schema:
-    return {
-        "required": ["meta"],
-        "properties": {
-            "meta": {
-                "type": "object",
-                "required": ["profile"],
-                "properties": {"profile": {"type": "array", "contains": {"const": profile.url}}},
-            }
-        },
-    }
-
-
-def _evidence(profile: Profile) -> Schema | None:
-    if profile.canonical_url is not None:
-        return {"required": ["url"], "properties": {"url": {"const": profile.canonical_url}}}
-    if not profile.category_codings:
-        return None
-    return _in_category(profile.category_codings)
-
-
-def _in_category(codings: Iterable[tuple[str, str]]) -> Schema:
-    """A category holds a coding of these (system, code)."""
-    coding = {
-        "anyOf": [
-            {
-                "type": "object",
-                "required": ["system", "code"],
-                "properties": {"system": {"const": system}, "code": {"const": code}},
-            }
-            for system, code in codings
-        ]
-    }
-    concept = {
-        "type": "object",
-        "required": ["coding"],
-        "properties": {"coding": {"type": "array", "contains": coding}},
-    }
-    return {"required": ["category"], "properties": {"category": {"type": "array", "contains": concept}}}
-
-
-def _recognised(profile: Profile) -> Schema:
-    evidence = _evidence(profile)
-    return _claims(profile) if evidence is None else {"anyOf": [_claims(profile), evidence]}
-
-
-def _any_recognised(candidates: tuple[Profile, ...]) -> Schema | bool:
-    """anyOf the candidates' _recognised, as three tests instead of two a profile: a claim of any of them, the url of
-    any, a category coding of any."""
-    if not candidates:
-        return False
-    claims: Schema = {
-        "required": ["meta"],
-        "properties": {
-            "meta": {
-                "type": "object",
-                "required": ["profile"],
-                "properties": {"profile": {"type": "array", "contains": {"enum": sorted(p.url for p in candidates)}}},
-            }
-        },
-    }
-    branches = [claims]
-    urls = sorted({p.canonical_url for p in candidates if p.canonical_url is not None})
-    if urls:
-        branches.append({"required": ["url"], "properties": {"url": {"enum": urls}}})
-    codings = sorted({coding for p in candidates if p.canonical_url is None for coding in p.category_codings})
-    if codings:
-        branches.append(_in_category(codings))
-    return {"anyOf": branches}
-
-
-def _recognition(
-    rules: ResourceRules,
-    context: str,
-    candidates: tuple[Profile, ...],
-    recognised: dict[Profile, Schema],
-    required: Schema | bool | None,
-    forced: Profile | None,
-) -> list[Schema | bool]:
-    """No issue of profile recognition (profiles/recognition.py) in `context`: every meta.profile a profile of this
-    type; every claim with its evidence where the context demands it; a recognised profile where the context needs
-    one (`required`: the schema of one recognised, where it does); in a write, a type that is written and no profile
-    that cannot be."""
-    urls = sorted(profile.url for profile in candidates)
-    parts: list[Schema | bool] = [
-        {
-            "properties": {
-                "meta": {"if": OBJECT, "then": {"properties": {"profile": {"if": {"type": "array"}, "then": {
-                    "items": {"enum": urls} if urls else False
-                }}}}}
-            }
-        }
-    ]  # fmt: skip
-    if context == WRITE and not rules.writable:
-        parts.append(False)
-    for profile in candidates:
-        evidence = _evidence(profile)
-        if evidence is not None and context in profile.evidence_required_in:
-            parts.append(evidence if profile is forced else {"if": _claims(profile), "then": evidence})
-        if context == WRITE and not profile.writable:
-            parts.append(False if profile is forced else {"not": recognised[profile]})
-    if required is not None:  # the context needs a recognised profile
-        parts.append(required)
-    return parts

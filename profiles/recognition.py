@@ -3,16 +3,22 @@ caller names) or shows the evidence of (a party-kind or document category, the u
 implementation-defined value set), and what is wrong with that.
 
 A step of its own: the validator applies the rules of the profiles recognised here, and the
-reference implementation and the conformance suite ask it which profiles a resource has.
+reference implementation and the conformance suite ask it which profiles a resource has. The same
+checks as JSON Schema, recognition's part of the clean gate (profiles/clean_gate.py), stand at the
+end of this module, beside the explanation they must agree with (tests/profiles/test_fast_path.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from profiles.contract import RESOURCE, WRITE, Contract, Profile
+from profiles.contract import RESOURCE, WRITE, Contract, Profile, ResourceRules
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue, Severity
+
+Schema = dict[str, Any]
+_OBJECT: Schema = {"type": "object"}
 
 
 class Recognition(NamedTuple):
@@ -172,3 +178,113 @@ def _evidence_text(profile: Profile) -> str:
         return f"its url is not {profile.canonical_url}"
     wanted = " or ".join(f"{system}|{code}" for system, code in profile.category_codings)
     return f"its category has no coding {wanted}"
+
+
+# -- the same, as JSON Schema: recognition's part of the clean gate (profiles/clean_gate.py) ------------------
+
+
+def _claims_schema(profile: Profile) -> Schema:
+    return {
+        "required": ["meta"],
+        "properties": {
+            "meta": {
+                "type": "object",
+                "required": ["profile"],
+                "properties": {"profile": {"type": "array", "contains": {"const": profile.url}}},
+            }
+        },
+    }
+
+
+def _evidence_schema(profile: Profile) -> Schema | None:
+    if profile.canonical_url is not None:
+        return {"required": ["url"], "properties": {"url": {"const": profile.canonical_url}}}
+    if not profile.category_codings:
+        return None
+    return _in_category(profile.category_codings)
+
+
+def _in_category(codings: Iterable[tuple[str, str]]) -> Schema:
+    """A category holds a coding of these (system, code)."""
+    coding = {
+        "anyOf": [
+            {
+                "type": "object",
+                "required": ["system", "code"],
+                "properties": {"system": {"const": system}, "code": {"const": code}},
+            }
+            for system, code in codings
+        ]
+    }
+    concept = {
+        "type": "object",
+        "required": ["coding"],
+        "properties": {"coding": {"type": "array", "contains": coding}},
+    }
+    return {"required": ["category"], "properties": {"category": {"type": "array", "contains": concept}}}
+
+
+def recognised_schema(profile: Profile) -> Schema:
+    """Holds where `profile` is recognised: claimed in meta.profile, or shown by its evidence."""
+    evidence = _evidence_schema(profile)
+    return _claims_schema(profile) if evidence is None else {"anyOf": [_claims_schema(profile), evidence]}
+
+
+def any_recognised_schema(candidates: tuple[Profile, ...]) -> Schema | bool:
+    """anyOf the candidates' recognised_schema, as three tests instead of two a profile: a claim of any of them, the
+    url of any, a category coding of any."""
+    if not candidates:
+        return False
+    claims: Schema = {
+        "required": ["meta"],
+        "properties": {
+            "meta": {
+                "type": "object",
+                "required": ["profile"],
+                "properties": {"profile": {"type": "array", "contains": {"enum": sorted(p.url for p in candidates)}}},
+            }
+        },
+    }
+    branches = [claims]
+    urls = sorted({p.canonical_url for p in candidates if p.canonical_url is not None})
+    if urls:
+        branches.append({"required": ["url"], "properties": {"url": {"enum": urls}}})
+    codings = sorted({coding for p in candidates if p.canonical_url is None for coding in p.category_codings})
+    if codings:
+        branches.append(_in_category(codings))
+    return {"anyOf": branches}
+
+
+def recognition_schema(
+    rules: ResourceRules,
+    context: str,
+    candidates: tuple[Profile, ...],
+    recognised: dict[Profile, Schema],
+    required: Schema | bool | None,
+    forced: Profile | None,
+) -> list[Schema | bool]:
+    """No issue of recognise() in `context`: every meta.profile a profile of this
+    type; every claim with its evidence where the context demands it; a recognised profile where the context needs
+    one (`required`: the schema of one recognised, where it does); in a write, a type that is written and no profile
+    that cannot be."""
+    urls = sorted(profile.url for profile in candidates)
+    parts: list[Schema | bool] = [
+        {
+            "properties": {
+                "meta": {"if": _OBJECT, "then": {"properties": {"profile": {"if": {"type": "array"}, "then": {
+                    "items": {"enum": urls} if urls else False
+                }}}}}
+            }
+        }
+    ]  # fmt: skip
+    if context == WRITE and not rules.writable:
+        parts.append(False)
+    for profile in candidates:
+        evidence = _evidence_schema(profile)
+        if evidence is not None and context in profile.evidence_required_in:
+            parts.append(evidence if profile is forced else {"if": _claims_schema(profile), "then": evidence})
+        if context == WRITE and not profile.writable:
+            parts.append(False if profile is forced else {"not": recognised[profile]})
+    if required is not None:  # the context needs a recognised profile
+        parts.append(required)
+    return parts

@@ -1,5 +1,5 @@
 """The schema files with their patterns in the form jsonschema-rs runs on its fast regular-expression engine, for the
-validators that only give a verdict (the clean gates, the fast paths).
+validators that only give a verdict (the clean gates, and the parts of them that say which failed).
 
 The shared primitives (schemas/Primitives.schema.json) begin each pattern with the lookahead `(?!.*\\n)`, so that
 Python's re, where `$` also matches before a final newline, agrees with ECMA-262 and Rust engines. A lookahead sends
