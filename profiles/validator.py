@@ -35,13 +35,14 @@ class _PlannedRule:
 
 Rows = frozenset[int] | set[int]
 """Rule rows by id(): those whose part of the gate a document failed."""
+_REMEMBERED_SETS = 256
 _Groups = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
 
 
 class _Plan:
     """The rules of a resource type or profile in one context, grouped by path so that each path is walked once."""
 
-    __slots__ = ("_places", "groups")
+    __slots__ = ("_only", "_places", "groups")
 
     def __init__(self, groups: _Groups) -> None:
         self.groups = groups
@@ -49,9 +50,21 @@ class _Plan:
         for group, (_, planned) in enumerate(groups):
             for place, rule in enumerate(planned):
                 self._places.setdefault(id(rule.spec), []).append((group, place))
+        self._only: dict[frozenset[int], _Groups] = {}
+        """only() of the sets of rows asked before: the payloads of an export most often fail the same few."""
 
     def only(self, rows: Rows) -> _Groups:
-        """The groups of `rows` alone, in the plan's order: found from the rows (a refused payload fails few)."""
+        """The groups of `rows` alone, in the plan's order."""
+        key = rows if isinstance(rows, frozenset) else frozenset(rows)
+        groups = self._only.get(key)
+        if groups is None:
+            if len(self._only) >= _REMEMBERED_SETS:
+                self._only.clear()
+            groups = self._only[key] = self._groups_of(key)
+        return groups
+
+    def _groups_of(self, rows: Rows) -> _Groups:
+        """Found from the rows, not by a walk of the plan: a refused payload fails few."""
         places: list[tuple[int, int]] = []
         for row in rows:
             found = self._places.get(row)
@@ -69,20 +82,10 @@ class _Plan:
 
 
 class _Gate:
-    """A compiled clean gate: its pass, the checks after it, and the parts of it a refused document failed."""
+    """A compiled clean gate: its pass, the checks after it, and (compiled when it first refuses a document) the checks
+    of its parts that say which of them a refused document failed."""
 
-    __slots__ = (
-        "_by_profiles",
-        "_group_checks",
-        "_groups",
-        "_row_checks",
-        "_schemas",
-        "_structure",
-        "_structure_checks",
-        "definition",
-        "holds",
-        "is_valid",
-    )
+    __slots__ = ("_parts", "_schemas", "_structure", "definition", "holds", "is_valid")
 
     def __init__(self, schemas: SchemaStore, definition: CleanGate, structure: str) -> None:
         self.definition = definition
@@ -93,16 +96,7 @@ class _Gate:
         )
         self._schemas = schemas
         self._structure = structure
-        self._by_profiles = frozenset(id(spec) for spec in definition.by_profiles)
-        by_element: dict[str | None, list[int]] = {}
-        for index, (spec, _) in enumerate(definition.rows):
-            # the rows that ask which profiles are recognised cost more than most: asked apart from the others
-            element = None if id(spec) in self._by_profiles else spec["path"].split(".", 1)[0]
-            by_element.setdefault(element, []).append(index)
-        self._groups = tuple(tuple(indices) for indices in by_element.values())
-        self._structure_checks: tuple[DocumentCheck, DocumentCheck] | None = None
-        self._group_checks: tuple[DocumentCheck, ...] = ()
-        self._row_checks: list[DocumentCheck | None] = [None] * len(definition.rows)
+        self._parts: _GateParts | None = None
 
     def passes(self, document: dict[str, Any]) -> bool:
         try:
@@ -115,49 +109,75 @@ class _Gate:
     def failed_parts(self, document: dict[str, Any]) -> tuple[Rows, bool] | None:
         """The rule rows whose parts of the gate `document` fails, with the rows of the checks after the pass that
         fail, and whether the profiles must be recognised (recognition fails, or one of those rows depends on the
-        profiles); None when its structure fails or cannot be read: then the structure and every row are explained.
-
-        The structure and recognition are asked together first (most refused documents pass both), the rows by
-        element (the rows of one top-level element share its walk; those that depend on the profiles together), and
-        one by one only in a group that fails, the last of them not at all when the others pass: one failing row
-        among twenty costs about one pass over their parts. (Asked by halves they cost twice as much; through
-        iter_errors, which reads every part for its errors, three times.)"""
-        checks = self._structure_checks or self._compile()  # compiled when a document is first refused
-        rows, failed = self.definition.rows, set[int]()
+        profiles); None when its structure fails or cannot be read: then the structure and every row are explained."""
+        parts = self._parts or self._compile()
         try:
-            recognised_cleanly = checks[0](document)  # the structure holds, and recognition has nothing to report
-            if not recognised_cleanly and not checks[1](document):
-                return None
-            for check, unstated in self.definition.after_pass:
-                if not check(document):
-                    failed.update(id(row) for row in unstated)
-            for group, group_check in zip(self._groups, self._group_checks, strict=True):
-                if group_check(document):
-                    continue
-                *asked, last = group
-                found = [index for index in asked if not self._row_check(index)(document)]
-                if not found or not self._row_check(last)(document):
-                    found.append(last)
-                failed.update(id(rows[index][0]) for index in found)
+            return parts.failed(document)
         except (ValueError, RecursionError):
             return None
-        return failed, not recognised_cleanly or not self._by_profiles.isdisjoint(failed)
 
-    def _compile(self) -> tuple[DocumentCheck, DocumentCheck]:
-        """The checks of the structure with recognition, of the structure alone, and of each group of rows."""
-        compile_, rows = self._schemas.compile, self.definition.rows
-        structure = {"$ref": self._structure}
-        self._group_checks = tuple(
-            compile_(rows_schema([rows[index] for index in group])).is_valid for group in self._groups
+    def _compile(self) -> _GateParts:
+        self._parts = _GateParts(self._schemas, self.definition, self._structure)
+        return self._parts
+
+
+class _GateParts:
+    """The checks of a gate's parts, asked of a document the gate refused. The structure and recognition are asked
+    together first (most refused documents pass both); the rows by element (the rows of one top-level element share
+    its walk; those that depend on the profiles together), and one by one only in a group that fails, the last of them
+    not at all when the others pass: one failing row among twenty costs about one pass over their parts. (Asked by
+    halves they cost twice as much; through iter_errors, which reads every part for its errors, three times.)"""
+
+    __slots__ = ("_after_pass", "_by_profiles", "_groups", "_row_checks", "_rows", "_schemas", "_structure")
+
+    def __init__(self, schemas: SchemaStore, definition: CleanGate, structure: str) -> None:
+        compile_, rows = schemas.compile, definition.rows
+        self._schemas, self._rows = schemas, rows
+        self._by_profiles = frozenset(id(spec) for spec in definition.by_profiles)
+        by_element: dict[str | None, list[int]] = {}
+        for index, (spec, _) in enumerate(rows):
+            # the rows that ask which profiles are recognised cost more than most: asked apart from the others
+            element = None if id(spec) in self._by_profiles else spec["path"].split(".", 1)[0]
+            by_element.setdefault(element, []).append(index)
+        self._groups = tuple(
+            (compile_(rows_schema([rows[index] for index in group])).is_valid, tuple(group[:-1]), group[-1])
+            for group in by_element.values()
         )
-        both = {"allOf": [structure, self.definition.recognition]}
-        self._structure_checks = (compile_(both).is_valid, compile_(structure).is_valid)
-        return self._structure_checks
+        self._row_checks: list[DocumentCheck | None] = [None] * len(rows)
+        self._after_pass = tuple(
+            (check, tuple(id(spec) for spec in unstated)) for check, unstated in definition.after_pass
+        )
+        only_structure = {"$ref": structure}
+        both = {"allOf": [only_structure, definition.recognition]}
+        self._structure = (compile_(both).is_valid, compile_(only_structure).is_valid)
+
+    def failed(self, document: dict[str, Any]) -> tuple[Rows, bool] | None:
+        """failed_parts(), whose errors of the engine (ValueError, RecursionError) it lets through."""
+        with_recognition, alone = self._structure
+        recognised_cleanly = with_recognition(document)  # the structure holds, and recognition has nothing to report
+        if not recognised_cleanly and not alone(document):
+            return None
+        failed: set[int] = set()
+        for check, unstated in self._after_pass:
+            if not check(document):
+                failed.update(unstated)
+        rows, row_check = self._rows, self._row_check
+        for group_check, asked, last in self._groups:
+            if group_check(document):
+                continue
+            found = False
+            for index in asked:
+                if not row_check(index)(document):
+                    failed.add(id(rows[index][0]))
+                    found = True
+            if not found or not row_check(last)(document):
+                failed.add(id(rows[last][0]))
+        return failed, not recognised_cleanly or not self._by_profiles.isdisjoint(failed)
 
     def _row_check(self, index: int) -> DocumentCheck:
         check = self._row_checks[index]
         if check is None:
-            check = self._row_checks[index] = self._schemas.compile(rows_schema([self.definition.rows[index]])).is_valid
+            check = self._row_checks[index] = self._schemas.compile(rows_schema([self._rows[index]])).is_valid
         return check
 
 
