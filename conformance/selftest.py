@@ -174,7 +174,24 @@ def judged(deviation: Deviation, code: int, report_dir: Path, output: str, secon
         result = FALSE_POSITIVE if failed else PASSED
     # what failed where nothing should have is told in the certification's own words (its first causes)
     detail = "" if result in (KILLED, PASSED) else " | ".join(_cause_line(cause) for cause in causes[:3])
+    if detail:
+        detail += _first_failure_trace(report_dir / "junit.xml")
     return Outcome(deviation, result, failed, seconds, detail=detail, causes=len(causes))
+
+
+def _first_failure_trace(junit: Path) -> str:
+    """Where the first failed test of a certification failed (its report's last lines): the certification's folder
+    is gone with the self-test's, and an error of the suite itself is chased by its traceback."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        for case in ElementTree.parse(junit).getroot().iter("testcase"):
+            for failure in (*case.iter("failure"), *case.iter("error")):
+                lines = [line.rstrip() for line in (failure.text or "").splitlines() if line.strip()]
+                return f" || first failed test {case.get('name')}: " + " / ".join(lines[-25:])[-3000:]
+    except (OSError, ElementTree.ParseError):
+        return ""
+    return ""
 
 
 def _cause_line(cause: dict[str, Any]) -> str:
