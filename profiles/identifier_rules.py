@@ -228,15 +228,20 @@ def _written_walk(
     return walk
 
 
+def _referenced_identifier(ctx: RuleContext, reference: Any) -> tuple[dict[str, Any], Any]:
+    """The identifier a reference names and the namespace of its system ({} and None when it names none)."""
+    identifier = reference.get("identifier") if isinstance(reference, dict) else None
+    if not isinstance(identifier, dict):
+        return {}, None
+    return identifier, ctx.contract.namespace_of(identifier.get("system"))
+
+
 class ReferenceKey(RuleKind):
     name = "reference-key"
 
     @staticmethod
     def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-        identifier = value.get("identifier") if isinstance(value, dict) else None
-        if not isinstance(identifier, dict):
-            return
-        namespace = ctx.contract.namespace_of(identifier.get("system"))
+        _, namespace = _referenced_identifier(ctx, value)
         if namespace is not None and not namespace.reference_key:
             yield Finding(
                 "reference-identifier-not-key",
@@ -260,10 +265,7 @@ class ProfileReferenceKey(RuleKind):
 
     @staticmethod
     def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
-        identifier = value.get("identifier") if isinstance(value, dict) else None
-        if not isinstance(identifier, dict):
-            return
-        namespace = ctx.contract.namespace_of(identifier.get("system"))
+        identifier, namespace = _referenced_identifier(ctx, value)
         if namespace is None or not namespace.not_reference_key_for or not namespace.reference_key:
             return  # a namespace that is no key for anyone is reference-key's to report
         excluded = [p.name for p in ctx.applied_profiles if p.name in namespace.not_reference_key_for]
