@@ -60,7 +60,9 @@ class GateProfiles:
 
 
 @dataclass(slots=True)
-class _AfterPassContext:
+class DocumentContext:
+    """A RuleContext: what a rule kind's explanation reads besides the value, for one document."""
+
     contract: Contract
     context: str
     applied_profiles: tuple[Profile, ...]
@@ -115,7 +117,7 @@ class RuleKind:
         explain, rows = cls.explain, [(split_path(spec["path"]), spec) for spec in specs]
 
         def finds_nothing(document: dict[str, Any]) -> bool:
-            ctx = _AfterPassContext(contract, context, (), document)
+            ctx = DocumentContext(contract, context, (), document)
             try:
                 return not any(
                     next(iter(explain(ctx, value, spec)), None) is not None

@@ -21,7 +21,7 @@ from profiles.issues import Issue
 from profiles.paths import Where, split_path, values_at, without_members
 from profiles.recognition import ProfileRecognition, Recognition
 from profiles.rule_set import standard_kinds
-from profiles.rules import DocumentCheck, Rule
+from profiles.rules import DocumentCheck, DocumentContext, Rule
 from profiles.structure import SchemaStore, Structure
 
 __all__ = ["CONTEXTS", "RESOURCE", "WRITE", "Validator"]
@@ -183,14 +183,6 @@ class _GateParts:
 
 def _all_hold(checks: tuple[DocumentCheck, ...], document: dict[str, Any]) -> bool:
     return all(check(document) for check in checks)
-
-
-@dataclass(slots=True)
-class _RuleContext:
-    contract: Contract
-    context: str
-    applied_profiles: tuple[Profile, ...]
-    document: dict[str, Any]
 
 
 class Validator:
@@ -405,7 +397,7 @@ class Validator:
         )
         if issues:
             yield from issues
-        ctx = _RuleContext(self.contract, context, applied, document)
+        ctx = DocumentContext(self.contract, context, applied, document)
         yield from self._apply(self._planned(rules.resource_type, context), document, ctx, failed)
         for applied_profile in applied:
             profile_plan = self._planned(applied_profile.name, context, applied_profile)
@@ -497,7 +489,7 @@ class Validator:
         return plan
 
     def _apply(
-        self, plan: _Plan, document: dict[str, Any], ctx: _RuleContext, only: Rows | None = None
+        self, plan: _Plan, document: dict[str, Any], ctx: DocumentContext, only: Rows | None = None
     ) -> Iterator[Issue]:
         """The findings of the plan's rules (`only`: of these rows) as issues, in the plan's order."""
         codes = self.issue_codes
