@@ -74,6 +74,14 @@ filterwarnings = ignore::pytest.PytestAssertRewriteWarning
 """
 
 
+_PLUGINS_LEFT_OUT = ("cacheprovider", "logging")
+"""pytest's plugins that a certification runs without. The cache would write beside the suite. The logging plugin
+attaches its capture handler before each test by iterating logging's registry of loggers without logging's lock
+(catching_logs.__enter__ in _pytest/logging.py): a logger made meanwhile by another thread of the run (the embedded
+target, a store starting, a delivery arriving) failed the running test with `RuntimeError: dictionary changed size
+during iteration`, and that was charged to the target. Nothing of a certification reads captured logs."""
+
+
 class RunError(Exception):
     """The certification could not be made; the message is one line that says why."""
 
@@ -400,8 +408,7 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         f"--config-file={ini}",
         f"--rootdir={root}",
         f"--confcutdir={root}",
-        "-p",
-        "no:cacheprovider",
+        *(option for name in _PLUGINS_LEFT_OUT for option in ("-p", f"no:{name}")),
         f"--junitxml={report_dir / 'junit.xml'}",
         "-q",
         "--no-header",

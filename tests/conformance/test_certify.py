@@ -688,6 +688,52 @@ def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedd
     assert "testsuite" in (out / "junit.xml").read_text("utf-8")
 
 
+LOGGERS_MADE_MEANWHILE_SUITE = {
+    "test_loggers.py": """
+        import itertools
+        import logging
+        import threading
+        import time
+
+        import pytest
+
+        @pytest.fixture(scope="module", autouse=True)
+        def loggers_made_meanwhile():
+            done = threading.Event()
+
+            def make_loggers():
+                for number in itertools.count():
+                    if done.is_set():
+                        return
+                    logging.getLogger(f"made-meanwhile.{number}")
+                    if number % 10 == 0:
+                        time.sleep(0.0001)
+
+            maker = threading.Thread(target=make_loggers, daemon=True)
+            maker.start()
+            yield
+            done.set()
+            maker.join()
+
+        @pytest.mark.requirement("ERIS-BASE-001")
+        @pytest.mark.parametrize("number", range(150))
+        def test_nothing_but_time_passing(number):
+            pass
+    """,
+}
+
+
+def test_loggers_made_by_another_thread_during_the_run_fail_no_test(tmp_path):
+    """The embedded target, a store starting or a delivery may make a logger while a test starts: pytest's logging
+    plugin iterated the registry of loggers unlocked there, and failed that test (charged to the target)."""
+    suite = _suite(tmp_path, LOGGERS_MADE_MEANWHILE_SUITE)
+    out = tmp_path / "report"
+    result = _run("--suite", str(suite), "--report-dir", str(out), "--quiet", cwd=tmp_path)
+    assert (out / "certification.json").exists(), result.stdout + result.stderr
+    document = json.loads((out / "certification.json").read_text("utf-8"))
+    assert document["summary"]["tests"] == {"passed": 150, "failed": 0, "error": 0, "skipped": 0}, result.stdout
+
+
 def test_end_to_end_expected_failures_are_not_counted_and_quiet_hides_progress(embedded_run, tmp_path):
     _, first = embedded_run
     suite = first.parent / "pkg" / "suite"
