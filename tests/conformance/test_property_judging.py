@@ -25,9 +25,7 @@ def case():
 def _judged(case, answer: dict) -> list:
     response = httpx.Response(200, json=answer, request=httpx.Request("POST", f"{BASE}/v1/parties"))
     response.elapsed = timedelta(0)  # set by a transport; schemathesis' checks read it
-    found = judge(
-        Sent(case, response), operation_requirement="ERIS-PARTY-012", item_type=None, validator=Validator(), api=None
-    )
+    found = judge(Sent(case, response), validator=Validator(), api=None)
     return [(finding.requirement, finding.check) for finding in found]
 
 

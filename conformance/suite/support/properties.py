@@ -95,15 +95,8 @@ class PartyLedger:
         except Blocked:
             return None
         self.sent += 1
-        label = f"{case.method.upper()} {case.path}"
         try:
-            for finding in judge(
-                sent,
-                operation_requirement=self.requirements[label],
-                item_type="Party" if case.method.upper() == "GET" else None,
-                validator=self.validator,
-                api=self.api,
-            ):
+            for finding in judge(sent, validator=self.validator, api=self.api):
                 self.findings.add(finding.requirement, f"[{finding.check}] {finding.message}")
         except Blocked:
             return None

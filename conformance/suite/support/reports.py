@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from conformance.exchange_judge import ACCEPTED_400_TYPES
 from conformance.suite.support.compression import decompressions
 from profiles.limits import LIMITS
 
@@ -56,27 +57,6 @@ NONCE_BYTES = LIMITS.nonce_bytes
 SESSION_KEY_BYTES = LIMITS.session_key_bytes
 TAG_BYTES = LIMITS.tag_bytes
 
-# The contract asks, on 400, for "the standard status-code reference URI for 400" without spelling it
-# out. The standard that defines status 400 is RFC 9110 (section 15.5.1), which obsoleted RFC 7231
-# (section 6.5.1, still the default `type` of widespread frameworks such as ASP.NET Core). Each RFC is
-# published at the same paths on tools.ietf.org (now a redirect), datatracker.ietf.org and the RFC
-# Editor's site; all of these name the same section, so each is "the" reference URI. An http:// form
-# of any of them is read as its https:// form (older frameworks wrote http://tools.ietf.org/...).
-ACCEPTED_400_TYPES = frozenset(
-    {
-        # RFC 9110, section 15.5.1 "400 Bad Request"
-        "https://tools.ietf.org/html/rfc9110#section-15.5.1",
-        "https://datatracker.ietf.org/doc/html/rfc9110#section-15.5.1",
-        "https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1",
-        "https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5.1",
-        "https://httpwg.org/specs/rfc9110.html#status.400",
-        # RFC 7231, section 6.5.1 "400 Bad Request" (obsoleted by RFC 9110 in 2022)
-        "https://tools.ietf.org/html/rfc7231#section-6.5.1",
-        "https://datatracker.ietf.org/doc/html/rfc7231#section-6.5.1",
-        "https://www.rfc-editor.org/rfc/rfc7231#section-6.5.1",
-        "https://www.rfc-editor.org/rfc/rfc7231.html#section-6.5.1",
-    }
-)
 PROBLEM_JSON = "application/problem+json"
 
 
