@@ -6,11 +6,15 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from conformance.cli.checking import Checked
 from conformance.cli.inputs import Payload, ReadProblem
 from profiles.issues import Issue, Severity
+
+if TYPE_CHECKING:  # a run without HAR files starts without the judge of an exchange and its parser
+    from conformance.cli.har_input import JudgedEntry
+    from conformance.exchange_judge import ExchangeFinding
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note"}
@@ -22,6 +26,10 @@ class Tally:
     invalid: int = 0
     unreadable: int = 0
     severities: Counter[str] = field(default_factory=Counter)
+    exchanges: int = 0
+    """Exchanges of HAR files judged (each also counted as a document)."""
+    sides: Counter[str] = field(default_factory=Counter)
+    """Errors of exchanges by side: client, server."""
 
     def count(self, issues: list[Issue]) -> None:
         self.documents += 1
@@ -31,8 +39,13 @@ class Tally:
             invalid = invalid or issue.is_error
         self.invalid += invalid
 
+    def count_exchange(self, findings: list[ExchangeFinding]) -> None:
+        self.exchanges += 1
+        self.count([found.issue for found in findings])
+        self.sides.update(found.side for found in findings if found.issue.is_error)
+
     def summary(self) -> dict[str, int]:
-        return {
+        summary = {
             "documents": self.documents,
             "invalid": self.invalid,
             "unreadable": self.unreadable,
@@ -40,6 +53,13 @@ class Tally:
             "warnings": self.severities["warning"],
             "information": self.severities["information"],
         }
+        if self.exchanges:
+            summary |= {
+                "exchanges": self.exchanges,
+                "clientErrors": self.sides["client"],
+                "serverErrors": self.sides["server"],
+            }
+        return summary
 
 
 class Writer:
@@ -60,6 +80,13 @@ class Writer:
 
     def problem(self, problem: ReadProblem) -> None:
         self.tally.unreadable += 1
+
+    def exchange(self, entry: JudgedEntry) -> None:
+        """An entry of a HAR file, judged; or, with a `problem`, one that could not be read."""
+        if entry.problem is not None:
+            self.problem(ReadProblem(f"{entry.source}:log.entries[{entry.index}]", entry.problem))
+        else:
+            self.tally.count_exchange(entry.findings)
 
     def clean(self, count: int) -> None:
         """`count` payloads checked with nothing to report."""
@@ -91,11 +118,25 @@ class TextWriter(Writer):
         line = f"{problem.label}: error: cannot be read: {problem.message} [input-unreadable]"
         self.stream.write(_one_line(line) + "\n")
 
+    def exchange(self, entry: JudgedEntry) -> None:
+        super().exchange(entry)
+        for found in entry.findings:
+            issue = found.issue
+            tags = f"{issue.code}, {issue.requirement}" if issue.requirement else issue.code
+            line = f"{entry.label}: {found.side} {found.where}: {issue.severity.value}: {issue.message} [{tags}]"
+            self.stream.write(_one_line(line) + "\n")
+
     def finish(self) -> None:
         s = self.tally.summary()
         unreadable = f"; {s['unreadable']} input(s) could not be read" if s["unreadable"] else ""
+        exchanges = (
+            f" ({s['exchanges']} exchange(s) of HAR files: {s['clientErrors']} error(s) of clients, "
+            f"{s['serverErrors']} of servers)"
+            if self.tally.exchanges
+            else ""
+        )
         self.stream.write(
-            f"{s['documents']} document(s) checked: {s['invalid']} invalid, {s['errors']} error(s), "
+            f"{s['documents']} document(s) checked{exchanges}: {s['invalid']} invalid, {s['errors']} error(s), "
             f"{s['warnings']} warning(s){unreadable}\n"
         )
 
@@ -154,6 +195,14 @@ class JsonWriter(Writer):
             entry["issues"] = [issue.to_dict() for issue in issues]
             self.results.add(entry, ensure_ascii=False)
 
+    def exchange(self, entry: JudgedEntry) -> None:
+        super().exchange(entry)
+        if entry.findings:
+            result: dict[str, Any] = {"source": entry.source, "entry": entry.index}
+            result |= {"method": entry.method, "path": entry.path, "valid": not entry.invalid}
+            result["issues"] = [found.to_dict() for found in entry.findings]
+            self.results.add(result, ensure_ascii=False)
+
     def problem(self, problem: ReadProblem) -> None:
         super().problem(problem)
         entry: dict[str, Any] = {"source": problem.source, "message": problem.message}
@@ -201,6 +250,29 @@ class SarifWriter(Writer):
             }
             if issue.requirement:
                 result["properties"] = {"requirement": issue.requirement}
+            self.results.add(result)
+
+    def exchange(self, entry: JudgedEntry) -> None:
+        super().exchange(entry)
+        for found in entry.findings:
+            issue = found.issue
+            self.rules.setdefault(issue.code, issue)
+            where = f"log.entries[{entry.index}] {found.where}"
+            properties: dict[str, Any] = {"side": found.side, "method": entry.method, "path": entry.path}
+            if issue.requirement:
+                properties["requirement"] = issue.requirement
+            result: dict[str, Any] = {
+                "ruleId": issue.code,
+                "level": _SARIF_LEVELS[issue.severity],
+                "message": {"text": f"{entry.method} {entry.path}: {issue.message}"},
+                "locations": [
+                    {
+                        "physicalLocation": {"artifactLocation": {"uri": entry.source}},
+                        "logicalLocations": [{"fullyQualifiedName": where, "kind": "object"}],
+                    }
+                ],
+                "properties": properties,
+            }
             self.results.add(result)
 
     def problem(self, problem: ReadProblem) -> None:
