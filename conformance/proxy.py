@@ -41,6 +41,7 @@ class Passed:
 
     exchange: HttpExchange
     url: str
+    """The URL at the target: the HAR records the exchange as the client had with the service."""
     started: float
     seconds: float
     request_headers: list[tuple[str, str]]
@@ -102,7 +103,7 @@ def proxy_app(target: str, passed: Callable[[Passed], None]) -> web.Application:
             response_body=answered,
         )
         seconds = time.perf_counter() - clock
-        passed(Passed(exchange, str(request.url), started, seconds, sent, answer_headers))
+        passed(Passed(exchange, origin + request.raw_path, started, seconds, sent, answer_headers))
         return reply
 
     app = web.Application(client_max_size=1 << 30)

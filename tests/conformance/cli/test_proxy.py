@@ -102,6 +102,7 @@ def test_what_passes_is_unchanged_byte_for_byte_and_the_findings_are_written_whe
     assert not [f for f in done.findings if f["side"] == "server" and f["severity"] != "information"]
     har = json.loads((tmp_path / "out.har").read_text())
     assert len(har["log"]["entries"]) == 2 * len(READS) + 1
+    assert har["log"]["entries"][0]["request"]["url"] == reference.base_url + READS[0]  # as with the service itself
     assert har["log"]["entries"][-1]["request"]["postData"]["text"] == malformed.decode()
     sarif = json.loads((tmp_path / "findings.sarif").read_text())
     assert {r["properties"]["side"] for r in sarif["runs"][0]["results"]} == {"client"}
