@@ -1,0 +1,197 @@
+"""HAR validation and `eris proxy`, measured in one run.
+
+    python bench/har.py [--har traffic.har] [--exchanges 100000] [--requests 2000] [--repeat 3]
+
+(a) `eris validate --format json -o /dev/null FILE` (the command as a user runs it), pinned to one core: exchanges
+    a second and peak RSS, on the traffic.har of a full certification of the embedded reference (`eris certify`
+    runs first, untimed, unless --har names one) and on a HAR of `--exchanges` exchanges made by repeating that
+    one's entries (written to a temporary file, untimed). The certification's HAR is timed `--repeat` times, the
+    median is given; the large one once.
+(b) the latency `eris proxy` adds: `eris serve` (no rate limit, data in memory) pinned to one core, `eris proxy` of
+    it pinned to the other, and this process sending `--requests` GETs directly and `--requests` through the proxy,
+    in turns (direct, proxied, direct...) over one keep-alive connection each, so that a busier moment of the
+    shared machine weighs on both. The reads alternate between /v1/parties?count=20 (about 24 KB of answer, its
+    20 items judged) and /v1/capabilities?count=5. Median and p99 of each, and of the proxied minus the direct
+    time of each pair.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from machine import checkout_state, load_average  # noqa: E402
+
+BIN = Path(sys.executable).parent
+ERIS = [str(BIN / "eris")] if (BIN / "eris").exists() else [sys.executable, "-m", "conformance.cli"]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+READS = ("/v1/parties?count=20", "/v1/capabilities?count=5")
+
+
+def _pinned(core: int) -> Callable[[], None]:
+    """A preexec_fn that keeps the child on one core of those this process may use."""
+    cores = sorted(os.sched_getaffinity(0))
+    chosen = {cores[core % len(cores)]}
+    return lambda: os.sched_setaffinity(0, chosen)
+
+
+def _certification_har(folder: Path) -> Path:
+    print("certifying the embedded reference for its traffic.har (untimed)...", flush=True)
+    subprocess.run(
+        [*ERIS, "certify", "--quiet", "--report-dir", str(folder / "certification")],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
+    har = folder / "certification" / "traffic.har"
+    if not har.is_file():
+        raise SystemExit("eris certify wrote no traffic.har")
+    return har
+
+
+def _entries(har: Path) -> list[dict]:
+    return json.loads(har.read_text(encoding="utf-8"))["log"]["entries"]
+
+
+def _large_har(entries: list[dict], count: int, path: Path) -> Path:
+    """`count` exchanges: the entries given, again and again, written one at a time."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write('{"log": {"version": "1.2", "creator": {"name": "bench/har.py", "version": "1"}, "entries": [\n')
+        for index in range(count):
+            out.write(("," if index else "") + json.dumps(entries[index % len(entries)]) + "\n")
+        out.write("]}}\n")
+    return path
+
+
+def _validate(har: Path) -> tuple[float, int]:
+    """Seconds and peak RSS (KiB) of `eris validate` of the HAR, on one core."""
+    command = [*ERIS, "validate", "--format", "json", "-o", os.devnull, str(har)]
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_pinned(0)
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"eris validate failed: {process.stderr.read().decode()[-2000:] if process.stderr else ''}")
+    return seconds, usage.ru_maxrss
+
+
+class _Started:
+    """A command that prints its URL on its first line of stdout, on one core, stopped by SIGINT."""
+
+    def __init__(self, command: list[str], core: int, pattern: str) -> None:
+        self.process = subprocess.Popen(
+            command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, preexec_fn=_pinned(core)
+        )
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            found = re.search(pattern, line)
+            if found:
+                self.url = found.group(1)
+                break
+        else:
+            raise SystemExit(f"{command[:2]} did not start")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def _latencies(direct: str, proxied: str, requests: int) -> Iterator[tuple[float, float]]:
+    with httpx.Client(base_url=direct, timeout=30) as straight, httpx.Client(base_url=proxied, timeout=30) as through:
+        for index in range(-50, requests):  # 50 pairs of warm-up, not kept
+            path = READS[index % len(READS)]
+            times = []
+            for client in (straight, through):
+                start = time.perf_counter()
+                response = client.get(path)
+                times.append(time.perf_counter() - start)
+                if response.status_code != 200:
+                    raise SystemExit(f"{path} answered {response.status_code}")
+            if index >= 0:
+                yield times[0], times[1]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--har", type=Path, help="a HAR to measure instead of a new certification's traffic.har")
+    parser.add_argument("--exchanges", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"checkout {checkout_state(['conformance', 'profiles', 'bench/har.py'], 'the judge or this bench')}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {load_average()}")
+    with tempfile.TemporaryDirectory(prefix="eris-bench-har-") as scratch:
+        folder = Path(scratch)
+        har = args.har or _certification_har(folder)
+        entries = _entries(har)
+        large = _large_har(entries, args.exchanges, folder / "large.har")
+        print(f"\n(a) eris validate of a HAR, one core ({len(entries):,} and {args.exchanges:,} exchanges)")
+        runs = [_validate(har) for _ in range(args.repeat)]
+        seconds = statistics.median(run[0] for run in runs)
+        print(
+            f"  certification HAR: {len(entries):,} exchanges, {har.stat().st_size / 1e6:.1f} MB: {seconds:.2f} s, "
+            f"{len(entries) / seconds:,.0f} exchanges/s, peak RSS {max(run[1] for run in runs) / 1024:.0f} MiB"
+        )
+        seconds, rss = _validate(large)
+        print(
+            f"  generated HAR: {args.exchanges:,} exchanges, {large.stat().st_size / 1e6:.0f} MB: {seconds:.1f} s, "
+            f"{args.exchanges / seconds:,.0f} exchanges/s, peak RSS {rss / 1024:.0f} MiB"
+        )
+
+        print(f"\n(b) eris proxy: {args.requests:,} GETs direct and {args.requests:,} through it, in turns")
+        serve = _Started(
+            [*ERIS, "serve", "--port", "0", "--db", ":memory:", "--rate-limit", "0", "--keys", str(folder / "keys")],
+            0,
+            r"listening on (http://\S+)",
+        )
+        try:
+            proxy = _Started(
+                [*ERIS, "proxy", "--target", serve.url, "--port", "0", "--report-dir", str(folder / "proxy")],
+                1,
+                r"eris proxy: (http://\S+)",
+            )
+            try:
+                pairs = list(_latencies(serve.url, proxy.url, args.requests))
+            finally:
+                proxy.stop()
+        finally:
+            serve.stop()
+        direct = [pair[0] for pair in pairs]
+        through = [pair[1] for pair in pairs]
+        added = [pair[1] - pair[0] for pair in pairs]
+        for name, values in (("direct", direct), ("through the proxy", through), ("added (pairwise)", added)):
+            print(f"  {name:<18} median {_ms(statistics.median(values))}, p99 {_ms(_percentile(values, 0.99))}")
+
+
+if __name__ == "__main__":
+    main()
