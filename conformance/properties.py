@@ -209,7 +209,10 @@ def exchange_of(sent: Sent) -> HttpExchange:
         request_headers=headers_of(request.headers.multi_items()),
         request_body=request.content if hasattr(request, "_content") else b"",
         status=response.status_code,
-        response_headers=headers_of(response.headers.multi_items()),
+        # the bytes are decoded already: the judge must not look for the Content-Encoding in them
+        response_headers=headers_of(
+            (name, value) for name, value in response.headers.multi_items() if name.lower() != "content-encoding"
+        ),
         response_body=response.content,
     )
 
