@@ -175,8 +175,8 @@ def _list_findings(
 
 
 def _item_type(exchange: HttpExchange, operation: Operation) -> str:
-    if operation.path == "/v1/value-sets" and any(name in _VALUE_SET_ASKED for name, _ in exchange.query):
-        return "ValueSet"
+    if operation.path == "/v1/value-sets" and any(name in _VALUE_SET_ASKED and value for name, value in exchange.query):
+        return "ValueSet"  # an empty url asks for no set: a service may answer the listing
     return operation.item_type or "ReadEnvelope"
 
 

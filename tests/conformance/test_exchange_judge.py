@@ -233,6 +233,19 @@ def test_an_invalid_item_is_located_inside_the_envelope_with_its_own_requirement
     ) in found, found
 
 
+def test_value_sets_are_judged_as_the_listing_unless_a_set_is_asked_for(validator):
+    listing = _envelope({"url": "https://erp.example.com/fhir/vocab/party-status", "version": "1.0.0"})
+    for query in ((), (("url", ""),)):
+        assert _found(validator, _exchange(path="/v1/value-sets", query=query, response_body=listing)) == []
+    asked = _exchange(path="/v1/value-sets", query=(("url", "https://erp.example.com/fhir/vocab/party-status"),))
+    found = _found(validator, HttpExchange(**{**_fields(asked), "response_body": listing}))
+    assert any(side == "server" and where.startswith("response body/items/0") for side, _, where, _ in found), found
+
+
+def _fields(exchange: HttpExchange) -> dict[str, Any]:
+    return {name: getattr(exchange, name) for name in HttpExchange.__slots__}
+
+
 def test_the_400_of_a_report_order_is_problem_details_with_the_400_type(validator):
     def answered(body: Any, headers: dict[str, str]) -> list[tuple[str, str, str, str | None]]:
         order = _exchange(
