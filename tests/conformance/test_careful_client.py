@@ -296,16 +296,16 @@ def _slow_suite(root: Path) -> Path:
 @pytest.mark.parametrize(
     ("sleep", "reason"),
     [
-        (17, "the run reached its time limit of 15 s (--run-timeout)"),  # no test starts after it: the run stops
-        (600, "the run overran its time limit of 15 s (--run-timeout) and was cut"),  # the watchdog ends the wait
+        (12, "the run reached its time limit of 10 s (--run-timeout)"),  # no test starts after it: the run stops
+        (600, "the run overran its time limit of 10 s (--run-timeout) and was cut"),  # the watchdog ends the wait
     ],
     ids=["no-test-after-the-limit", "a-wait-past-the-limit-is-cut"],
 )
 def test_a_run_past_its_time_limit_ends_with_what_was_done(reference, tmp_path, sleep, reason, monkeypatch):
     monkeypatch.setenv("ERIS_TEST_SLEEP", str(sleep))
     out = tmp_path / "out"
-    # the watchdog's grace past the limit: two request timeouts and a delivery timeout, 22 s
-    limits = ["--run-timeout", "15", "--request-timeout", "1", "--delivery-timeout", "20"]
+    # the watchdog's grace past the limit: two request timeouts and a delivery timeout, 7 s
+    limits = ["--run-timeout", "10", "--request-timeout", "1", "--delivery-timeout", "5"]
     done, took = _certify(reference.url, out, "--suite", str(_slow_suite(tmp_path)), *limits)
     assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stderr.strip().splitlines()[-1].startswith(f"eris: the run stopped before its end: {reason}")
@@ -317,7 +317,7 @@ def test_a_run_past_its_time_limit_ends_with_what_was_done(reference, tmp_path, 
     }
     assert tests["test_reads"] == "passed" and "test_reads_again" not in tests, tests
     assert reason in certification["summary"]["selection"]
-    assert took < 15 + 22 + 30
+    assert took < 10 + 7 + 30
 
 
 def test_traffic_har_is_written_entry_by_entry(tmp_path):
