@@ -13,16 +13,16 @@ import os
 import re
 import socket
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from html import escape
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
+from handler_servers import serving_handler
 from project_paths import eris_command
 
 from conformance.certification import ExpectedFailures, certify, to_json, write_outputs
@@ -784,15 +784,8 @@ class _StubTarget(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def stub_target() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _StubTarget)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving_handler(_StubTarget) as url:
+        yield url
 
 
 def test_a_stop_of_the_plugin_is_exit_2_with_its_reason_in_one_line(tmp_path, stub_target):
@@ -884,16 +877,8 @@ class _FragileTarget(_StubTarget):
 
 
 def test_the_robustness_check_reports_server_errors_on_malformed_input_as_a_should_only(tmp_path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FragileTarget)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        target = f"http://127.0.0.1:{server.server_address[1]}"
+    with serving_handler(_FragileTarget) as target:
         done = _run("--target", target, "--requirement", "ERIS-ROBUST-001", "--report-dir", str(tmp_path), cwd=tmp_path)
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
     document = json.loads((tmp_path / "certification.json").read_text(encoding="utf-8"))
     robust = next(r for r in document["requirements"] if r["id"] == "ERIS-ROBUST-001")
     assert robust["status"] == "failed" and robust["level"] == "SHOULD", done.stdout[-2000:]

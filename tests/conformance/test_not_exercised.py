@@ -10,13 +10,13 @@ import json
 import os
 import re
 import subprocess
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from handler_servers import serving_handler
 from project_paths import eris_command
 
 from conformance import plugin
@@ -310,15 +310,8 @@ class _ServesNothing(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def serves_nothing() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ServesNothing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving_handler(_ServesNothing) as url:
+        yield url
 
 
 AUDITED = (

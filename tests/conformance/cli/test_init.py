@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import tomllib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from handler_servers import serving_handler
 from installation_servers import OTHER_INSTALLATION, OWN_SHAPE, serving, two_installations
 from project_paths import ROOT
 
@@ -147,15 +147,8 @@ class _Fhirish(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def fhirish_target():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Fhirish)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving_handler(_Fhirish) as url:
+        yield url
 
 
 def test_init_says_what_it_could_not_find(fhirish_target, tmp_path: Path):

@@ -8,15 +8,15 @@ import gzip
 import json
 import signal
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx
 import pytest
+from handler_servers import serving_handler
 from project_paths import eris_command
 
 from conformance.embedded import EmbeddedReference
@@ -163,15 +163,8 @@ class _BadTraffic(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def bad_traffic() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _BadTraffic)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving_handler(_BadTraffic) as url:
+        yield url
 
 
 def test_bad_traffic_is_a_finding_never_a_crash(bad_traffic, tmp_path):
