@@ -8,12 +8,11 @@ import base64
 import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from conformance.exchange_judge import HttpExchange, headers_of
+from conformance.har_entry import har_entry_of
 
 __all__ = ["BaseUrl", "NotAnEntry", "entry_of_exchange", "exchange_of_entry"]
 
@@ -143,42 +142,25 @@ def entry_of_exchange(
 ) -> dict[str, Any]:
     """A HAR entry of an exchange as it passed (headers in their order and case, bodies whole: text when UTF-8, else
     base64). The response body is kept as it was sent: with its Content-Encoding, base64 when compressed."""
-    milliseconds = round(seconds * 1000, 3)
-    request: dict[str, Any] = {
-        "method": exchange.method,
-        "url": url,
-        "httpVersion": "HTTP/1.1",
-        "cookies": [],
-        "headers": [{"name": n, "value": v} for n, v in request_headers],
-        "queryString": [{"name": n, "value": v} for n, v in exchange.query],
-        "headersSize": -1,
-        "bodySize": len(exchange.request_body),
-    }
-    if exchange.request_body:
-        mime = exchange.request_headers.get("content-type", "application/octet-stream")
-        request["postData"] = {"mimeType": mime, **_text(exchange.request_body)}
-    return {
-        "startedDateTime": datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds"),
-        "time": milliseconds,
-        "request": request,
-        "response": {
-            "status": exchange.status,
-            "statusText": _reason(exchange.status),
-            "httpVersion": "HTTP/1.1",
-            "cookies": [],
-            "headers": [{"name": n, "value": v} for n, v in response_headers],
-            "content": {
-                "size": len(exchange.response_body),
-                "mimeType": exchange.response_headers.get("content-type", ""),
-                **_text(exchange.response_body),
-            },
-            "redirectURL": "",
-            "headersSize": -1,
-            "bodySize": len(exchange.response_body),
+    mime = exchange.request_headers.get("content-type", "application/octet-stream")
+    return har_entry_of(
+        method=exchange.method,
+        url=url,
+        request_headers=request_headers,
+        query=exchange.query,
+        request_body_size=len(exchange.request_body),
+        post_data={"mimeType": mime, **_text(exchange.request_body)} if exchange.request_body else None,
+        status=exchange.status,
+        response_headers=response_headers,
+        content={
+            "size": len(exchange.response_body),
+            "mimeType": exchange.response_headers.get("content-type", ""),
+            **_text(exchange.response_body),
         },
-        "cache": {},
-        "timings": {"send": 0, "wait": milliseconds, "receive": 0},
-    }
+        response_body_size=len(exchange.response_body),
+        started=started,
+        seconds=seconds,
+    )
 
 
 def _text(body: bytes) -> dict[str, str]:
@@ -186,10 +168,3 @@ def _text(body: bytes) -> dict[str, str]:
         return {"text": body.decode("utf-8")}
     except UnicodeDecodeError:
         return {"text": base64.b64encode(body).decode("ascii"), "encoding": "base64"}
-
-
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""

@@ -5,12 +5,11 @@ inspect in any HAR viewer why a check failed."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 from conformance.bodies import RecordedBody, recorded_body
+from conformance.har_entry import har_entry_of
 from conformance.traffic import Exchange
 
 if TYPE_CHECKING:
@@ -62,46 +61,33 @@ def har_entries(certification: Certification) -> Iterator[dict[str, Any]]:
 def har_entry(exchange: Exchange, nodeid: str) -> dict[str, Any]:
     """One HAR entry. `comment` and the custom `_eris_test`/`_eris_direction` fields say which test it
     belongs to and whether the suite sent it (outbound) or the target sent it to the receiver (inbound)."""
-    milliseconds = round(exchange.duration * 1000, 3)
     request_body = recorded_body(exchange.request_body, exchange.request_body_size, exchange.request_headers)
     response_body = recorded_body(exchange.response_body, exchange.response_body_size, exchange.response_headers)
-    request: dict[str, Any] = {
-        "method": exchange.method,
-        "url": exchange.url,
-        "httpVersion": "HTTP/1.1",
-        "cookies": [],
-        "headers": _headers(exchange.request_headers),
-        "queryString": [{"name": n, "value": v} for n, v in parse_qsl(urlsplit(exchange.url).query, True)],
-        "headersSize": -1,
-        "bodySize": exchange.request_body_size,
-    }
-    if exchange.request_body_size > 0 or request_body.data:
-        request["postData"] = {"mimeType": request_body.mime_type or "application/octet-stream", **_body(request_body)}
-    return {
-        "startedDateTime": datetime.fromtimestamp(exchange.started, UTC).isoformat(timespec="milliseconds"),
-        "time": milliseconds,
-        "request": request,
-        "response": {
-            "status": exchange.status,
-            "statusText": _reason(exchange.status),
-            "httpVersion": "HTTP/1.1",
-            "cookies": [],
-            "headers": _headers(exchange.response_headers),
-            "content": {
-                "size": exchange.response_body_size,
-                "mimeType": response_body.mime_type or "application/octet-stream",
-                **_body(response_body),
-            },
-            "redirectURL": "",
-            "headersSize": -1,
-            "bodySize": exchange.response_body_size,
+    sent = exchange.request_body_size > 0 or request_body.data
+    entry = har_entry_of(
+        method=exchange.method,
+        url=exchange.url,
+        request_headers=exchange.request_headers.items(),
+        query=parse_qsl(urlsplit(exchange.url).query, True),
+        request_body_size=exchange.request_body_size,
+        post_data={"mimeType": request_body.mime_type or "application/octet-stream", **_body(request_body)}
+        if sent
+        else None,
+        status=exchange.status,
+        response_headers=exchange.response_headers.items(),
+        content={
+            "size": exchange.response_body_size,
+            "mimeType": response_body.mime_type or "application/octet-stream",
+            **_body(response_body),
         },
-        "cache": {},
-        "timings": {"send": 0, "wait": milliseconds, "receive": 0},
-        "comment": f"{exchange.direction} exchange of {nodeid}",
-        "_eris_test": nodeid,
-        "_eris_direction": exchange.direction,
-    }
+        response_body_size=exchange.response_body_size,
+        started=exchange.started,
+        seconds=exchange.duration,
+    )
+    entry["comment"] = f"{exchange.direction} exchange of {nodeid}"
+    entry["_eris_test"] = nodeid
+    entry["_eris_direction"] = exchange.direction
+    return entry
 
 
 def _body(body: RecordedBody) -> dict[str, Any]:
@@ -113,14 +99,3 @@ def _body(body: RecordedBody) -> dict[str, Any]:
         kept = len(body.data)
         found["comment"] = f"first {kept} of {body.size} bytes kept" if kept else f"{body.size} bytes, not recorded"
     return found
-
-
-def _headers(headers: dict[str, str]) -> list[dict[str, str]]:
-    return [{"name": name, "value": value} for name, value in headers.items()]
-
-
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
