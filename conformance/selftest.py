@@ -30,7 +30,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
-from conformance.deviations import FAULT, Deviation
+from conformance.deviations import FAULT, VARIANT, Deviation
 
 __all__ = [
     "Outcome",
@@ -76,6 +76,13 @@ PRELOADED = (
     "pytest",
 )
 """What the fork server imports once, for every certification forked from it."""
+
+
+UNREACHED_BY_VARIANTS = "test_a_429_carries_retry_after"
+"""The test a variant's certification leaves out: its burst of 1,500 orders never reaches the embedded target's gateway
+quota (200 a second after a burst of 400), since that target answers them in the certification's own process, about
+150 a second; so it only ever skipped there, after 7 to 9 s of computing in each variant. The faults of ERIS-ERR-307
+(`retry-after-missing`, with a quota of its own) and `eris certify` of the reference still run it."""
 
 
 @contextmanager
@@ -142,6 +149,8 @@ def run_deviation(
     if focused and deviation.requirement:
         for requirement in (deviation.requirement, *also):
             arguments += ["--requirement", requirement]
+    if deviation.kind == VARIANT:
+        arguments += ["-k", f"not {UNREACHED_BY_VARIANTS}"]
     if delivery_timeout is not None:
         arguments += ["--delivery-timeout", str(delivery_timeout)]
     report_dir.mkdir(parents=True, exist_ok=True)

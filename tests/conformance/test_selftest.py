@@ -40,7 +40,7 @@ CI_SEED = 1
 CI_JOBS = 3
 """Certifications at a time: two variants computing on the two cores, and beside them a fault waiting for its
 deliveries (conformance.selftest.in_turn)."""
-CI_DELIVERY_TIMEOUT = 10.0
+CI_DELIVERY_TIMEOUT = 7.0
 """The embedded server delivers within a second (3 s late in the slow variant); a fault that never delivers
 would otherwise cost the 60 s default for every test waiting on it."""
 
