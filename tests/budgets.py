@@ -4,7 +4,7 @@ costs a server round trip or a draw from the whole contract.
 
 - "ci": deterministic (derandomized), bounded for a CI run;
 - "dev": a quick local loop;
-- "thorough": twenty times CI's search, for a nightly run or before a release.
+- "thorough": over thirty times CI's search, for a nightly run or before a release.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 
 EXAMPLES = {
     # profile: examples of a test, and of a costly one
-    "ci": (100, 10),
+    "ci": (60, 10),
     "dev": (20, 3),
     "thorough": (2000, 200),
 }
