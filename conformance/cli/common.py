@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import math
+import signal
 import sys
 from collections.abc import Callable
 from typing import TypeVar
@@ -20,6 +22,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "suite_version",
+    "until_stopped",
 ]
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
@@ -127,3 +130,12 @@ def add_answer_bounds(parser: argparse.ArgumentParser) -> None:
         help=f"largest answer read, counted after decompression, in bytes or with KiB, MiB, GiB (default "
         f"{DEFAULT_MAX_ANSWER_SIZE >> 20}MiB); a larger answer fails its operation's requirement",
     )
+
+
+async def until_stopped() -> None:
+    """Return on the first SIGINT or SIGTERM: how a long-running command (serve, proxy) waits for its end."""
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signal_number, stopped.set)
+    await stopped.wait()

@@ -8,13 +8,12 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import sys
 import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from conformance.cli.common import EXIT_OK, fail, port, suite_version
+from conformance.cli.common import EXIT_OK, fail, port, suite_version, until_stopped
 from conformance.cli.har_input import JudgedEntry
 from conformance.cli.output import JsonWriter, SarifWriter, TextWriter, Writer
 from conformance.exchange_judge import ExchangeFinding, ExchangeJudge
@@ -91,11 +90,7 @@ async def _serve(target: str, port_number: int, judging: Judging) -> None:
         await site.start()
         listening = runner.addresses[0][1]
         print(f"eris proxy: http://{HOST}:{listening} -> {target} (Ctrl-C stops and writes the reports)", flush=True)
-        stopped = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signal_number in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signal_number, stopped.set)
-        await stopped.wait()
+        await until_stopped()
     finally:
         await runner.cleanup()
 

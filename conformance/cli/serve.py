@@ -5,13 +5,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import signal
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from conformance.cli.common import fail, non_empty, non_negative_float, port, positive_float, positive_int
+from conformance.cli.common import (
+    fail,
+    non_empty,
+    non_negative_float,
+    port,
+    positive_float,
+    positive_int,
+    until_stopped,
+)
 from conformance.embedded import target_description
 from profiles import ConfigError
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
@@ -285,11 +292,7 @@ async def _serve(app: web.Application, args: argparse.Namespace) -> int:
             )
             Path(args.write_config).write_text(text, encoding="utf-8")
         print(f"eris serve: listening on {base_url} (database {args.db}); Ctrl-C stops", flush=True)
-        stopped = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stopped.set)
-        await stopped.wait()
+        await until_stopped()
         print("eris serve: stopping", flush=True)
         return 0
     finally:
