@@ -25,6 +25,7 @@ from machine import checkout_state, load_average
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 from conformance.deviations import FAULT, catalogue  # noqa: E402
+from conformance.key_pairs import use_stock  # noqa: E402
 from conformance.requirements import load_catalogue  # noqa: E402
 from conformance.selftest import Outcome, isolation_line, kill_table, run_selftest, summary_line  # noqa: E402
 
@@ -72,6 +73,7 @@ def main() -> int:
         f"{faults} faults, {len(chosen) - faults} variants; full certification each, {args.jobs} at a time, "
         f"--examples {args.examples} --seed {args.seed}"
     )
+    use_stock()
     started = time.monotonic()
     outcomes = run_selftest(
         chosen,

@@ -5,13 +5,24 @@ An RSA-4096 key costs a quarter of a second of CPU and `cryptography` holds the 
 a dozen orders, and the suite stood still for seconds, the embedded target and the receiver (threads of the same
 process) with it. A child interpreter makes them on another core while the tests go on; each key is handed out
 once. The child imports nothing but `cryptography`, and when it cannot run, keys are made here as before.
+
+Whoever runs many certifications on one machine (the self-test, the project's own tests) makes a stock of keys once
+(`write_stock`) and names it in ERIS_KEY_STOCK: each run then takes its first keys from the stock, each once, before
+it makes any. Making them was about a quarter of the CPU of the self-test (11 keys a full certification, half a
+second each here). A run of pytest-xdist workers gives each worker keys of its own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
+import tempfile
+from collections import deque
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import IO
 
 from cryptography.hazmat.primitives import serialization
@@ -19,7 +30,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from reports.keys import KEY_BITS, generate_key_pair
 
-__all__ = ["KeyPairs"]
+__all__ = ["STOCK_VARIABLE", "KeyPairs", "stocked_keys", "use_stock", "write_stock"]
+
+STOCK_VARIABLE = "ERIS_KEY_STOCK"
+"""The environment variable naming a file of PEM private keys (write_stock) that runs take their first keys from."""
 
 AHEAD = 4
 """Keys kept ready beyond those taken: what a burst of orders takes before the child catches up (the suite's five
@@ -45,22 +59,30 @@ for line in sys.stdin:
 
 
 class KeyPairs:
-    """`take()` a fresh private key; `close()` stops the child. The child starts on `start()` or the first `take()`,
-    so a run that orders nothing starts nothing."""
+    """`take()` a fresh private key: the blocks of `stock` first (PEM, each taken once), then keys of the child;
+    `close()` stops the child. The child starts on `start()` or the first `take()` the stock cannot serve, so a
+    run that orders nothing starts nothing."""
 
-    def __init__(self, bits: int = KEY_BITS, ahead: int = AHEAD) -> None:
+    def __init__(self, bits: int = KEY_BITS, ahead: int = AHEAD, stock: Iterable[bytes] = ()) -> None:
         self.bits = bits
         self.ahead = ahead
+        self._stock = deque(stock)
         self._process: subprocess.Popen[bytes] | None = None
         self._started = False
 
     def start(self) -> None:
-        """Have the first keys made now (once)."""
-        if not self._started:
+        """Have the first keys made now (once), unless the stock has some."""
+        if not self._started and not self._stock:
             self._started = True
             self._start()
 
     def take(self) -> rsa.RSAPrivateKey:
+        while self._stock:
+            stocked = serialization.load_pem_private_key(
+                self._stock.popleft(), None, unsafe_skip_rsa_key_validation=True
+            )
+            if isinstance(stocked, rsa.RSAPrivateKey) and stocked.key_size == self.bits:
+                return stocked
         self.start()
         process = self._process
         if process is not None:
@@ -127,3 +149,50 @@ def _read_key(stream: IO[bytes]) -> bytes | None:
         lines.append(line)
         if line == _END:
             return b"".join(lines)
+
+
+KEYS_A_CERTIFICATION_TAKES = 16
+"""A full certification orders with 11 fresh keys; beyond its stock, a run makes its own."""
+
+
+def use_stock(count: int = KEYS_A_CERTIFICATION_TAKES) -> None:
+    """Have the runs this process starts from now on (and their processes) take their keys from a stock of `count`
+    in the temporary folder, made once per user and machine; nothing when ERIS_KEY_STOCK names one already."""
+    if STOCK_VARIABLE not in os.environ:
+        path = Path(tempfile.gettempdir()) / f"eris-order-keys-{os.getuid()}.pem"
+        os.environ[STOCK_VARIABLE] = str(write_stock(path, count))
+
+
+def stocked_keys(part: int = 0, parts: int = 1) -> list[bytes]:
+    """The PEM blocks of the stock that ERIS_KEY_STOCK names, every `parts`-th from the `part`-th (a worker's share);
+    none when it names nothing or an unreadable file."""
+    path = os.environ.get(STOCK_VARIABLE)
+    if not path:
+        return []
+    try:
+        text = Path(path).read_bytes()
+    except OSError:
+        return []
+    blocks = [block + _END for block in text.split(_END) if block.strip()]
+    return blocks[part::parts]
+
+
+def write_stock(path: Path, count: int, bits: int = KEY_BITS) -> Path:
+    """A stock of `count` fresh private keys at `path`, made on every core; an existing stock of that many keys is
+    kept. Written whole or not at all (a stock may be read by runs that start meanwhile)."""
+    if path.is_file() and path.read_bytes().count(_END) >= count:
+        return path
+    with ProcessPoolExecutor(min(count, os.cpu_count() or 1)) as pool:
+        blocks = list(pool.map(_private_pem, [bits] * count))
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(handle, "wb") as out:
+        out.write(b"".join(blocks))
+    os.replace(partial, path)
+    return path
+
+
+def _private_pem(bits: int) -> bytes:
+    return rsa.generate_private_key(public_exponent=65537, key_size=bits).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )

@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from conformance.bounded_http import AnswerTooLarge, AnswerTooSlow, BoundedClient, SuiteCouldNotSend
-from conformance.key_pairs import KeyPairs
+from conformance.key_pairs import KeyPairs, stocked_keys
 from conformance.operations import operation_requirement
 from conformance.outcomes import TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
 from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
@@ -751,7 +751,11 @@ KEY_PAIRS = pytest.StashKey[KeyPairs]()
 
 def _key_pairs(config: pytest.Config) -> KeyPairs:
     if KEY_PAIRS not in config.stash:
-        config.stash[KEY_PAIRS] = KeyPairs()
+        # pytest-xdist workers are gw0, gw1, ...: each takes its own share of a stock
+        worker = getattr(config, "workerinput", {"workerid": "gw0", "workercount": 1})
+        parts = worker["workercount"]
+        part = int(worker["workerid"].removeprefix("gw").partition("-")[0] or 0) % parts
+        config.stash[KEY_PAIRS] = KeyPairs(stock=stocked_keys(part, parts))
     return config.stash[KEY_PAIRS]
 
 

@@ -4,16 +4,24 @@ Hypothesis budgets live in the profiles of tests/budgets.py, loaded here: HYPOTH
 dev or thorough.
 
 A test that starts a real store or browser is marked `system`, so that `-m "not system"` runs without them.
+
+The certifications the tests run take their report keys from one stock made once (conformance/key_pairs.py).
 """
 
 import budgets  # noqa: F401  (registers and loads the Hypothesis profiles)
 import pytest
 from store_fixtures import provided
 
+from conformance.key_pairs import use_stock
 from conformance.stores import Azurite, Samba
 
 SYSTEM_FIXTURES = {"azurite", "samba", "browser"}
 """Fixtures that start a real server or browser (tests/conftest.py, tests/conformance/test_report_browser.py)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # pytest-xdist's workers and the tests' processes inherit it
+        use_stock()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
