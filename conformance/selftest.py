@@ -8,8 +8,10 @@ deviation (conformance.deviations) and see whether the suite tells them apart.
 
 Each certification runs as its own `eris certify` process, `jobs` at a time. The processes are forked from a
 multiprocessing fork server that imported eris and its libraries once: a focused certification spends about a
-third of its time importing them otherwise. `focused=True` certifies a fault with the tests citing its
-requirement only (`--requirement`), as CI does; the benchmark certifies in full.
+third of its time importing them otherwise. One Azurite and one Samba serve them all (conformance/stores/shared.py),
+and their report keys come from a stock when ERIS_KEY_STOCK names one (conformance/key_pairs.py).
+`focused=True` certifies a fault with the tests citing its requirement only (`--requirement`), as CI does; the
+benchmark certifies in full.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.deviations import FAULT, VARIANT, Deviation
+from conformance.stores.shared import shared_stores
 
 __all__ = [
     "Outcome",
@@ -71,6 +74,8 @@ PRELOADED = (
     "conformance.embedded",
     "conformance.plugin",
     "reference_impl.app",
+    "azure.storage.blob",
+    "smbclient",
     "schemathesis",
     "hypothesis",
     "pytest",
@@ -94,9 +99,10 @@ def certifying_processes(jobs: int) -> Iterator[ProcessPoolExecutor]:
         yield pool
 
 
-def _certify(arguments: list[str], log: str, limit: float) -> int:
-    """`eris certify arguments` in this process, its output into `log`; the process ends itself past `limit`
-    seconds, so that no certification outlives the self-test whatever it waits for."""
+def _certify(arguments: list[str], log: str, limit: float, environment: dict[str, str]) -> int:
+    """`eris certify arguments` in this process, with `environment` added, its output into `log`; the process ends
+    itself past `limit` seconds, so that no certification outlives the self-test whatever it waits for."""
+    os.environ.update(environment)
     stopper = threading.Timer(limit, os._exit, (124,))
     stopper.daemon = True
     stopper.start()
@@ -123,12 +129,14 @@ def run_deviation(
     timeout: float = 600.0,
     also: tuple[str, ...] = (),
     processes: ProcessPoolExecutor | None = None,
+    environment: dict[str, str] | None = None,
 ) -> Outcome:
     """Certify the embedded reference implementation running `deviation` and judge the outcome.
     `delivery_timeout`: how long a delivery or notification is waited for (None: certify's default); a fault
     that never delivers costs this much for every test waiting on it. `also`: with `focused`, the tests citing
     these requirements run too (to see that they do not fail by the fault). `processes`: where to certify
-    (certifying_processes); a pool of one of its own when None."""
+    (certifying_processes); a pool of one of its own when None. `environment`: added to the certification's, as
+    shared_stores gives it."""
     if processes is None:
         with certifying_processes(1) as own:
             return run_deviation(
@@ -141,6 +149,7 @@ def run_deviation(
                 timeout=timeout,
                 also=also,
                 processes=own,
+                environment=environment,
             )
     report_dir = workdir / deviation.name
     option = "--fault" if deviation.kind == FAULT else "--variant"
@@ -159,7 +168,7 @@ def run_deviation(
     # past the run's own bound, a certification ends within its grace (conformance/certify.py); this is the last
     limit = 2 * timeout + 180
     try:
-        code = processes.submit(_certify, ["certify", *arguments], str(log), limit).result()
+        code = processes.submit(_certify, ["certify", *arguments], str(log), limit, environment or {}).result()
     except Exception as error:  # the process died (a signal, os._exit past the limit): a run that failed
         return Outcome(deviation, BROKEN, seconds=time.monotonic() - started, detail=f"{type(error).__name__}: {error}")
     seconds = time.monotonic() - started
@@ -241,6 +250,7 @@ def run_selftest(
     chosen = list(deviations)
     with (
         tempfile.TemporaryDirectory(prefix="eris-selftest-") as folder,
+        shared_stores() as environment,
         certifying_processes(jobs) as processes,
         ThreadPoolExecutor(jobs) as pool,
     ):
@@ -254,6 +264,7 @@ def run_selftest(
                 workdir=Path(folder),
                 delivery_timeout=delivery_timeout,
                 processes=processes,
+                environment=environment,
             )
             for d in in_turn(chosen)
         }

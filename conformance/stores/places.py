@@ -1,9 +1,10 @@
 """Where the suite has a target deliver a report it orders into a store, and how it reads back what arrived.
 
 A store is reached as the target description's `[storage.<type>]` table says, or, for blob and smb without one, is
-started by the suite (Azurite, Samba). Each order gets a fresh place (a folder) of its own; the order's
-connectionString is the table's `order_connection_string` template filled with the place, eris' own form by default.
-The contract leaves the name of the artifact open, so every file that appears in the place is a candidate.
+started by the suite (Azurite, Samba), unless one runs already for many runs (conformance/stores/shared.py). Each
+order gets a fresh place (a folder) of its own; the order's connectionString is the table's `order_connection_string`
+template filled with the place, eris' own form by default. The contract leaves the name of the artifact open, so
+every file that appears in the place is a candidate.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from urllib.parse import quote
 from conformance.stores.azurite import Azurite
 from conformance.stores.process import StoreUnavailable
 from conformance.stores.samba import Samba
+from conformance.stores.shared import running_stores
 
 __all__ = ["ORDER_FORMS", "Place", "StoreSettingsError", "Stores"]
 
@@ -51,7 +53,9 @@ class Stores:
     `prepare()`; all closed by `close()`."""
 
     def __init__(self, settings: dict[str, dict[str, Any]], host: str = "127.0.0.1") -> None:
-        self._settings = settings
+        # a store that is running already (conformance.stores.shared) is used where one would be started
+        running = running_stores()
+        self._settings = {name: {**running.get(name, {}), **settings.get(name, {})} for name in {*running, *settings}}
         self._host = host
         self._open: dict[str, Any] = {}
         self._pending: dict[str, Future[Any]] = {}

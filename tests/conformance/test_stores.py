@@ -12,7 +12,9 @@ from store_fixtures import provided
 
 from conformance.embedded import EmbeddedReference
 from conformance.stores import Azurite, Samba, StoreUnavailable
+from conformance.stores.places import Stores
 from conformance.stores.process import port_answers
+from conformance.stores.shared import RUNNING_VARIABLE, running_stores, shared_stores
 
 pytestmark = [pytest.mark.system, pytest.mark.slow]  # every test here starts a real store
 
@@ -85,3 +87,21 @@ def test_a_target_not_declaring_a_store_gets_its_requirement_not_applicable(tmp_
     status = {entry["id"]: entry["status"] for entry in document["requirements"]}
     assert (status["ERIS-REPORT-020"], status["ERIS-REPORT-021"]) == ("not-applicable", "not-applicable")
     assert status["ERIS-REPORT-022"] == "passed"
+
+
+def test_runs_use_the_stores_running_for_many_and_start_none(monkeypatch):
+    with shared_stores() as environment:
+        assert set(json.loads(environment[RUNNING_VARIABLE])) == {"blob", "smb"}
+        monkeypatch.setenv(RUNNING_VARIABLE, environment[RUNNING_VARIABLE])
+        named = running_stores()
+        stores = Stores({})
+        try:
+            places = {kind: stores.place(kind) for kind in ("blob", "smb")}
+            assert stores._started == [], "a store was started although one was running"
+            assert f":{named['smb']['port']}/" in places["smb"].connection_string
+            assert named["blob"]["connection_string"].rstrip(";") in places["blob"].connection_string
+            assert places["blob"].files() == {} and places["smb"].files() == {}
+        finally:
+            stores.close()
+    monkeypatch.setenv(RUNNING_VARIABLE, "not json")
+    assert running_stores() == {}
