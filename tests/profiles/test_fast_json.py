@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
+from budgets import WIDE
+from hypothesis import given
 from hypothesis import strategies as st
 
 from profiles import fast_json, strict_json
@@ -60,7 +61,7 @@ def _typed(value):  # type: ignore[no-untyped-def]
     return (type(value).__name__, value)
 
 
-@settings(max_examples=1500, deadline=None)
+@WIDE
 @given(text=_texts(), before=_SPACE, after=_SPACE)
 def test_generated_texts_are_read_as_strict_json_reads_them(text: str, before: str, after: str) -> None:
     whole = before + text + after
@@ -107,7 +108,7 @@ def _lines_outcomes(lines: list[bytes]) -> list:  # type: ignore[type-arg]
     ]
 
 
-@settings(max_examples=400, deadline=None)
+@WIDE
 @given(texts=st.lists(st.tuples(_texts(), _SPACE, _SPACE), min_size=1, max_size=12))
 def test_lines_read_together_are_read_as_each_alone(texts: list[tuple[str, str, str]]) -> None:
     """loads_lines checks all lines at once and looks closer only at the lines its checks point to: each line's
