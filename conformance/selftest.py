@@ -24,7 +24,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -244,9 +244,11 @@ def run_selftest(
     variant_examples: int | None = None,
     delivery_timeout: float | None = None,
     progress: Callable[[Outcome], None] | None = None,
+    also: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[Outcome]:
     """Every deviation certified, `jobs` at a time, `in_turn`; outcomes in the order of `deviations`.
-    `variant_examples`: the property-phase examples of a variant (None: `examples`)."""
+    `variant_examples`: the property-phase examples of a variant (None: `examples`). `also`: deviation name ->
+    requirements whose tests its focused certification runs too (run_deviation)."""
     chosen = list(deviations)
     with (
         tempfile.TemporaryDirectory(prefix="eris-selftest-") as folder,
@@ -265,6 +267,7 @@ def run_selftest(
                 delivery_timeout=delivery_timeout,
                 processes=processes,
                 environment=environment,
+                also=(also or {}).get(d.name, ()),
             )
             for d in in_turn(chosen)
         }
