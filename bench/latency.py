@@ -11,7 +11,9 @@ data as seeded, whatever the rows before wrote). The description's base_url is o
 receiver of deliveries and notifications stays on loopback, as the reference pushes to it directly. A mode is
 `default` (no --workers: what eris chooses), or a number of workers (1: one process). Prints, for each row, the
 wall time, the ratio to the direct run of the same mode, the verdict and the failed MUST requirements, which must
-be the same in every row, and what eris said it chose; at the end whether every verdict agreed.
+be the same in every row, the requests sent (in brackets those the rate limit answered 429, each waited out as its
+Retry-After says; from traffic.har) and what eris said it chose; at the end whether every verdict and every
+requirement's status agreed.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ def certify(delay: int | None, mode: str, options: argparse.Namespace) -> dict:
                 proxy.stop()
         path = Path(folder) / "certification.json"
         document = json.loads(path.read_text("utf-8")) if path.exists() else {}
+        har = Path(folder) / "traffic.har"
+        entries = json.loads(har.read_text("utf-8"))["log"]["entries"] if har.exists() else []
     said = [line.removeprefix("eris certify: ") for line in done.stdout.splitlines() if "round trip" in line]
     summary = document.get("summary", {})
     return {
@@ -87,6 +91,8 @@ def certify(delay: int | None, mode: str, options: argparse.Namespace) -> dict:
         "failed": summary.get("failed_must", []),
         "statuses": {r["id"]: r["status"] for r in document.get("requirements", [])},
         "chosen": said[0] if said else "",
+        "requests": sum(entry.get("_eris_direction") == "outbound" for entry in entries),
+        "refused": sum(entry["response"]["status"] == 429 for entry in entries),
     }
 
 
@@ -114,8 +120,8 @@ def main() -> int:
         f"Python {platform.python_version()}, {len(os.sched_getaffinity(0))} CPUs, load average {load_average()}; "
         f"seed {options.seed}, --examples {options.examples}" + (f", -k {options.keyword}" if options.keyword else "")
     )
-    print("| added ms | --workers | wall s | ratio to direct | verdict | failed MUST | eris chose |")
-    print("|---|---|---|---|---|---|---|")
+    print("| added ms | --workers | wall s | ratio to direct | verdict | failed MUST | requests (429) | eris chose |")
+    print("|---|---|---|---|---|---|---|---|")
     direct: dict[str, float] = {}
     results = []
     for delay, mode in rows:
@@ -128,7 +134,7 @@ def main() -> int:
         print(
             f"| {DIRECT if delay is None else delay} | {'(default)' if mode == 'default' else mode} "
             f"| {found['seconds']:.1f} | {ratio} | {found['verdict']} | {', '.join(found['failed']) or 'none'} "
-            f"| {found['chosen'] or '-'} |",
+            f"| {found['requests']} ({found['refused']}) | {found['chosen'] or '-'} |",
             flush=True,
         )
     verdicts = {(r["verdict"], tuple(r["failed"])) for r in results}

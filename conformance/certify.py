@@ -42,6 +42,7 @@ from conformance.outcomes import TestOutcome
 from conformance.plugin import OUTCOMES, run_stop_reason
 from conformance.progress import RunProgress, progress_mode
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
+from conformance.round_trip import choose_workers, median_round_trip
 from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT
 from conformance.target import TargetError, load_target
 
@@ -95,6 +96,7 @@ class CertifyOptions:
     expected_failures: str | None = None
     delivery_timeout: float | None = None
     workers: int | None = None
+    """Processes the tests run in (more than 1 needs pytest-xdist); None: chosen from the target's round trip."""
     keyword: str | None = None
     requirements: tuple[str, ...] = ()
     """Only the tests citing one of these requirement ids."""
@@ -161,9 +163,12 @@ def _certify(options: CertifyOptions) -> int:
             )
         except TargetError as error:
             raise RunError(str(error)) from None
-        _probe(target.base_url, options)
+        round_trip = _probe(target.base_url, options)
         if not options.embedded:
             print(f"eris certify: certifying {target.base_url}", file=options.out)
+        choice = choose_workers(options.workers, round_trip, _xdist_installed(), on_this_machine=options.embedded)
+        print(f"eris certify: {choice.line()}", file=options.out)
+        options = dataclasses.replace(options, workers=choice.workers)
         started = datetime.now(UTC)
         session = _run_suite(options, config, report_dir, folder)
         finished = datetime.now(UTC)
@@ -183,6 +188,7 @@ def _certify(options: CertifyOptions) -> int:
         features=target.features,
         cited=_cited(options.suite_dir),
         selection=selection,
+        run=choice.to_json(),
         run_stopped=f"the run stopped before its end: {session.run_stop}" if session.run_stop else "",
     )
     try:
@@ -235,7 +241,7 @@ def _checked(options: CertifyOptions) -> ExpectedFailures:
     if options.workers is not None:
         if options.workers < 1:
             raise RunError(f"--workers must be 1 or more, not {options.workers}")
-        if importlib.util.find_spec("xdist") is None:
+        if options.workers > 1 and not _xdist_installed():
             raise RunError("--workers needs pytest-xdist, which is not installed: pip install pytest-xdist")
     if (options.faults or options.variants) and not options.embedded:
         raise RunError(
@@ -294,15 +300,20 @@ def _prepared(report_dir: Path) -> Path:
     return report_dir.resolve()
 
 
-def _probe(base_url: str, options: CertifyOptions) -> None:
+def _xdist_installed() -> bool:
+    return importlib.util.find_spec("xdist") is not None
+
+
+def _probe(base_url: str, options: CertifyOptions) -> float | None:
     """Fail before pytest starts when nothing answers at the target: with workers, the plugin's own check
-    stops a worker, and its reason would not reach this process. Bounded as every request of the run."""
+    stops a worker, and its reason would not reach this process. Bounded as every request of the run. Returns the
+    target's round trip in seconds (conformance.round_trip), None where an answer was too large to time."""
     timeout = min(PROBE_TIMEOUT, options.request_timeout)
     try:
         with BoundedClient(request_timeout=timeout, max_answer_size=options.max_answer_size) as client:
-            client.get(f"{base_url}/v1/value-sets", params={"count": 1})
+            return median_round_trip(client, f"{base_url}/v1/value-sets")
     except AnswerTooLarge:
-        return  # it answers; the size is the read's own test's to judge
+        return None  # it answers; the size is the read's own test's to judge
     except httpx.HTTPError as error:
         raise RunError(
             f"the target {base_url} cannot be reached: {_one_line(str(error)) or type(error).__name__}"
@@ -418,7 +429,8 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
     # pytest does not rewrite the asserts of every module of every plugin's distribution (schemathesis alone
     # is 370 modules: 11 s a run where bytecode is not cached).
     arguments += ["--disable-plugin-autoload", "-p", "conformance.plugin"]
-    arguments += ["-p", "xdist.plugin"] if options.workers else []
+    in_workers = options.workers is not None and options.workers > 1
+    arguments += ["-p", "xdist.plugin"] if in_workers else []
     if config:
         arguments.append(f"--eris-target={config}")
     if options.target:
@@ -436,7 +448,7 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         f"--eris-max-answer-size={options.max_answer_size}",
         f"--eris-run-timeout={options.run_timeout}",
     ]
-    if options.workers:
+    if in_workers:
         arguments += ["-n", str(options.workers), "--dist", "loadgroup", "-p", "conformance.xdist_groups"]
     return arguments
 

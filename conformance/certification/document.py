@@ -41,6 +41,7 @@ def to_json(certification: Certification) -> dict[str, Any]:
             **({"deviations": list(c.deviations)} if c.deviations else {}),
         },
         "properties": c.properties,
+        "run": c.run,
         "suite": {"name": "eris", "version": c.version},
         "started": _time(c.started),
         "finished": _time(c.finished),

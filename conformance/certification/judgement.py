@@ -147,6 +147,9 @@ class Certification:
     """Optional features the target declares; requirements of the others are not applicable."""
     selection: str = ""
     """How the run was narrowed (-k, --requirement); "" for the whole suite."""
+    run: dict[str, Any] = field(default_factory=dict)
+    """How the run was made, which never changes a verdict: its workers and the round trip they were chosen from
+    (conformance.round_trip.WorkersChoice.to_json)."""
     version: str = field(default_factory=suite_version)
     unknown: dict[str, list[str]] = field(default_factory=dict)
     """Requirement ids cited by tests that ran but absent from the catalogue -> those tests' node ids."""
@@ -241,6 +244,7 @@ def certify(
     features: Iterable[str] = (),
     cited: Mapping[str, list[str]] | None = None,
     selection: str = "",
+    run: dict[str, Any] | None = None,
     run_stopped: str = "",
 ) -> Certification:
     """Judge every catalogue requirement from the outcomes of the tests that ran.
@@ -278,6 +282,7 @@ def certify(
         deviations=deviations,
         features=declared,
         selection=selection,
+        run=run or {},
         unknown={
             requirement_id: [test.nodeid for test in cited_by]
             for requirement_id, cited_by in sorted(by_requirement.items())

@@ -1,0 +1,108 @@
+"""How many processes a certification runs its tests in when the user named none: as many as the target's round
+trip pays for (issue 30).
+
+A run sends about 1,400 requests, nearly all one after another, so behind a round trip of r seconds it waits about
+1,400 x r besides its own work (some 25 s of CPU on two cores). pytest-xdist workers wait for their answers at the
+same time, but each costs a start of its own (an interpreter, the suite's collection: some seconds of CPU) and the
+tests of an xdist group stay in one worker. On loopback that cost is all loss, so a target answering within
+`LOCAL_ROUND_TRIP` keeps one process: no slower than a run without the choice. Past it, the steps of
+`WORKERS_BY_ROUND_TRIP` (measured with bench/latency.py, the figures in its docstring) apply, up to `MAX_WORKERS`:
+at most that many requests in flight at once, which a small test server serves (the reference implementation's
+default rate limit, 200 a second, is not reached by 8 workers 50 ms away), and a 429 is waited out as its
+Retry-After says in every worker.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+
+from conformance.bounded_http import BoundedClient
+
+__all__ = [
+    "LOCAL_ROUND_TRIP",
+    "MAX_WORKERS",
+    "PROBES",
+    "WORKERS_BY_ROUND_TRIP",
+    "WorkersChoice",
+    "choose_workers",
+    "median_round_trip",
+    "workers_for",
+]
+
+PROBES = 5
+"""Requests whose median is the round trip: the first one's connection set-up is not what the run pays per request
+(its client keeps the connection), and one slow answer does not decide."""
+LOCAL_ROUND_TRIP = 0.010
+"""Seconds under which the target counts as on this machine or next door: one process."""
+WORKERS_BY_ROUND_TRIP = ((0.010, 4), (0.030, 8))
+"""(round trip of at least, workers): the last step whose round trip is reached applies."""
+MAX_WORKERS = 8
+
+
+def workers_for(round_trip: float) -> int:
+    """The workers a run behind `round_trip` seconds takes: 1 on loopback, more the further the target."""
+    workers = 1
+    for least, step in WORKERS_BY_ROUND_TRIP:
+        if round_trip >= least:
+            workers = step
+    return min(workers, MAX_WORKERS)
+
+
+def median_round_trip(client: BoundedClient, url: str, probes: int = PROBES) -> float:
+    """The median seconds of `probes` GETs of `url` (any answer counts: a round trip is what is measured).
+    httpx.HTTPError and AnswerTooLarge as the client raises them."""
+    seconds = []
+    for _ in range(probes):
+        started = time.perf_counter()
+        client.get(url, params={"count": 1})
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds)
+
+
+@dataclass(frozen=True)
+class WorkersChoice:
+    """The workers of a run and why: what `eris certify` prints and certification.json records."""
+
+    workers: int
+    round_trip: float | None
+    """Seconds, the median of the probes; None where it was not measured."""
+    chosen_by: str
+    """"--workers" (the user's), "round trip" (`workers_for`), or why the round trip's choice was not taken."""
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        measured = f"round trip {self.round_trip * 1000:.0f} ms" if self.round_trip is not None else ""
+        processes = f"{self.workers} workers" if self.workers > 1 else "one process"
+        if self.chosen_by == "--workers":
+            return f"{measured + ': ' if measured else ''}{processes} (--workers)"
+        if self.chosen_by == "round trip":
+            other = "--workers 1 runs in one process" if self.workers > 1 else "--workers N runs in N processes"
+            return f"{measured}: {processes} ({other})"
+        return f"{measured + ': ' if measured else ''}{processes} ({self.chosen_by})"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "workers": self.workers,
+            "round_trip_ms": round(self.round_trip * 1000, 1) if self.round_trip is not None else None,
+            "workers_chosen_by": self.chosen_by,
+        }
+
+
+def choose_workers(
+    given: int | None, round_trip: float | None, xdist_installed: bool, *, on_this_machine: bool = False
+) -> WorkersChoice:
+    """The user's `--workers` when given; else `workers_for` the measured round trip, where pytest-xdist is there to
+    run them. `on_this_machine`: the target is the embedded reference implementation, served by this process: one
+    process, whatever a busy machine made of the measurement."""
+    if given is not None:
+        return WorkersChoice(given, round_trip, "--workers")
+    if on_this_machine:
+        return WorkersChoice(1, round_trip, "the embedded reference implementation runs in this process")
+    if round_trip is None:
+        return WorkersChoice(1, None, "the round trip could not be measured")
+    workers = workers_for(round_trip)
+    if workers > 1 and not xdist_installed:
+        return WorkersChoice(1, round_trip, f"{workers} workers need pytest-xdist, which is not installed")
+    return WorkersChoice(workers, round_trip, "round trip")
