@@ -14,6 +14,7 @@ import dataclasses
 import gc
 import importlib.util
 import io
+import os
 import random
 import re
 import signal
@@ -166,7 +167,9 @@ def _certify(options: CertifyOptions) -> int:
         round_trip = _probe(target.base_url, options)
         if not options.embedded:
             print(f"eris certify: certifying {target.base_url}", file=options.out)
-        choice = choose_workers(options.workers, round_trip, _xdist_installed(), on_this_machine=options.embedded)
+        choice = choose_workers(
+            options.workers, round_trip, _xdist_installed(), cores=_cores(), on_this_machine=options.embedded
+        )
         print(f"eris certify: {choice.line()}", file=options.out)
         options = dataclasses.replace(options, workers=choice.workers)
         started = datetime.now(UTC)
@@ -298,6 +301,14 @@ def _prepared(report_dir: Path) -> Path:
     except OSError as error:
         raise RunError(f"cannot use the report folder {report_dir}: {error.strerror or error}") from None
     return report_dir.resolve()
+
+
+def _cores() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _xdist_installed() -> bool:

@@ -1,15 +1,23 @@
 """How many processes a certification runs its tests in when the user named none: as many as the target's round
-trip pays for (issue 30).
+trip pays for on this machine (issue 30).
 
-A run sends about 1,400 requests, nearly all one after another, so behind a round trip of r seconds it waits about
-1,400 x r besides its own work (some 25 s of CPU on two cores). pytest-xdist workers wait for their answers at the
-same time, but each costs a start of its own (an interpreter, the suite's collection: some seconds of CPU) and the
-tests of an xdist group stay in one worker. On loopback that cost is all loss, so a target answering within
-`LOCAL_ROUND_TRIP` keeps one process: no slower than a run without the choice. Past it, the steps of
-`WORKERS_BY_ROUND_TRIP` (measured with bench/latency.py, the figures in its docstring) apply, up to `MAX_WORKERS`:
-at most that many requests in flight at once, which a small test server serves (the reference implementation's
-default rate limit, 200 a second, is not reached by 8 workers 50 ms away), and a 429 is waited out as its
-Retry-After says in every worker.
+A run sends about 1,300 requests one after another, so behind a round trip of r seconds it waits some 1,300 x r
+besides its own work. pytest-xdist workers wait for their answers at the same time, but each costs a start of its own
+(an interpreter, the suite's collection, the property phase's schemas built again: seconds of CPU), and the tests of
+an xdist group stay in one worker. Measured with bench/latency.py on two shared cores (the embedded reference behind
+bench/latency_proxy.py, seed 1, --examples 12; loopback 37 s):
+
+    added ms   1 process   2 workers   4 workers   8 workers
+    10         69 s        56 s        62 s        72 s
+    20         72 s        58 s        68 s        80 s
+    50         105 s       79 s        70 s        76 s
+
+So: within `LOCAL_ROUND_TRIP` (the target on this machine or next door) one process, which a worker's start would
+only slow down; from 10 ms 2 workers, from 40 ms 4, from 100 ms 8 (`WORKERS_BY_ROUND_TRIP`, for two cores). A
+worker's start costs its CPU seconds divided by the cores in wall time, so with more cores the steps past the first
+come sooner in proportion (an extrapolation, not measured), and never more than `MAX_WORKERS`: at most that many
+requests in flight at once, which a small test server serves (the reference implementation's default rate limit,
+200 a second, is not reached by 8 workers 50 ms away); a 429 is waited out as its Retry-After says in every worker.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from conformance.bounded_http import BoundedClient
 __all__ = [
     "LOCAL_ROUND_TRIP",
     "MAX_WORKERS",
+    "MEASURED_CORES",
     "PROBES",
     "WORKERS_BY_ROUND_TRIP",
     "WorkersChoice",
@@ -35,17 +44,19 @@ PROBES = 5
 """Requests whose median is the round trip: the first one's connection set-up is not what the run pays per request
 (its client keeps the connection), and one slow answer does not decide."""
 LOCAL_ROUND_TRIP = 0.010
-"""Seconds under which the target counts as on this machine or next door: one process."""
-WORKERS_BY_ROUND_TRIP = ((0.010, 4), (0.030, 8))
-"""(round trip of at least, workers): the last step whose round trip is reached applies."""
+"""Seconds under which the target counts as on this machine or next door: one process, on any machine."""
+WORKERS_BY_ROUND_TRIP = ((0.010, 2), (0.040, 4), (0.100, 8))
+"""(round trip of at least, in seconds, workers) measured on `MEASURED_CORES` cores: the last step reached applies."""
+MEASURED_CORES = 2
 MAX_WORKERS = 8
 
 
-def workers_for(round_trip: float) -> int:
-    """The workers a run behind `round_trip` seconds takes: 1 on loopback, more the further the target."""
+def workers_for(round_trip: float, cores: int = MEASURED_CORES) -> int:
+    """The workers a run behind `round_trip` seconds takes on a machine of `cores` cores: 1 on loopback, more the
+    further the target."""
     workers = 1
     for least, step in WORKERS_BY_ROUND_TRIP:
-        if round_trip >= least:
+        if round_trip >= max(LOCAL_ROUND_TRIP, least * MEASURED_CORES / max(cores, 1)):
             workers = step
     return min(workers, MAX_WORKERS)
 
@@ -91,7 +102,12 @@ class WorkersChoice:
 
 
 def choose_workers(
-    given: int | None, round_trip: float | None, xdist_installed: bool, *, on_this_machine: bool = False
+    given: int | None,
+    round_trip: float | None,
+    xdist_installed: bool,
+    *,
+    cores: int = MEASURED_CORES,
+    on_this_machine: bool = False,
 ) -> WorkersChoice:
     """The user's `--workers` when given; else `workers_for` the measured round trip, where pytest-xdist is there to
     run them. `on_this_machine`: the target is the embedded reference implementation, served by this process: one
@@ -102,7 +118,7 @@ def choose_workers(
         return WorkersChoice(1, round_trip, "the embedded reference implementation runs in this process")
     if round_trip is None:
         return WorkersChoice(1, None, "the round trip could not be measured")
-    workers = workers_for(round_trip)
+    workers = workers_for(round_trip, cores)
     if workers > 1 and not xdist_installed:
         return WorkersChoice(1, round_trip, f"{workers} workers need pytest-xdist, which is not installed")
     return WorkersChoice(workers, round_trip, "round trip")

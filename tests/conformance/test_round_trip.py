@@ -1,0 +1,111 @@
+"""The workers of a run chosen from the target's round trip (conformance/round_trip.py), and that concurrency never
+changes a verdict: the reference implementation certified in one process and, behind a round trip that makes eris
+choose workers, by those workers gives the same status to every requirement."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from project_paths import ROOT, eris_command
+
+from conformance.embedded import EmbeddedReference
+from conformance.round_trip import (
+    LOCAL_ROUND_TRIP,
+    MAX_WORKERS,
+    MEASURED_CORES,
+    WORKERS_BY_ROUND_TRIP,
+    choose_workers,
+    workers_for,
+)
+
+RUN_TIMEOUT = 600
+SEED = "7"
+EXAMPLES = "2"
+
+
+def test_loopback_keeps_one_process_and_a_longer_round_trip_never_takes_fewer_workers():
+    assert workers_for(0.0) == 1
+    assert workers_for(0.002) == 1  # loopback: a run no slower than one without the choice
+    assert workers_for(LOCAL_ROUND_TRIP * 0.99) == 1
+    assert workers_for(LOCAL_ROUND_TRIP) > 1
+    milliseconds = range(0, 1001)
+    chosen = [workers_for(ms / 1000) for ms in milliseconds]
+    assert chosen == sorted(chosen)
+    assert max(chosen) == MAX_WORKERS == workers_for(10.0)  # the ceiling a small test server serves
+    for least, workers in WORKERS_BY_ROUND_TRIP:
+        assert workers_for(least) == workers
+
+
+def test_more_cores_take_more_workers_sooner_but_never_on_loopback():
+    assert workers_for(LOCAL_ROUND_TRIP * 0.99, cores=64) == 1
+    for ms in (10, 20, 50, 150):
+        one, two, many = (workers_for(ms / 1000, cores) for cores in (1, MEASURED_CORES, 16))
+        assert one <= two <= many <= MAX_WORKERS
+    assert workers_for(0.020, cores=4) > workers_for(0.020, cores=MEASURED_CORES)
+
+
+def test_the_users_workers_win_and_what_cannot_run_them_falls_back_to_one_process():
+    assert choose_workers(3, 0.2, True).workers == 3
+    assert choose_workers(1, 0.2, True).line() == "round trip 200 ms: one process (--workers)"
+    auto = choose_workers(None, 0.05, True)
+    assert (auto.workers, auto.chosen_by) == (workers_for(0.05), "round trip")
+    assert auto.line() == f"round trip 50 ms: {auto.workers} workers (--workers 1 runs in one process)"
+    assert auto.to_json() == {"workers": auto.workers, "round_trip_ms": 50.0, "workers_chosen_by": "round trip"}
+    assert choose_workers(None, 0.001, True).line() == "round trip 1 ms: one process (--workers N runs in N processes)"
+    missing = choose_workers(None, 0.05, False)
+    assert missing.workers == 1 and "pytest-xdist, which is not installed" in missing.line()
+    assert choose_workers(None, None, True).workers == 1
+    assert choose_workers(None, 0.5, True, on_this_machine=True).workers == 1
+    assert choose_workers(None, 0.02, True, cores=16).workers == workers_for(0.02, 16)
+
+
+def _latency_proxy():
+    """bench/latency_proxy.py, loaded by its path (bench/ on sys.path would hide the package `reports`)."""
+    spec = importlib.util.spec_from_file_location("latency_proxy", ROOT / "bench" / "latency_proxy.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.LatencyProxy
+
+
+def _certify(url: str, description: Path, report_dir: Path) -> tuple[subprocess.CompletedProcess[str], dict]:
+    command = [*eris_command(), "certify", "--target", url, "--config", str(description)]
+    done = subprocess.run(
+        [*command, "--report-dir", str(report_dir), "--seed", SEED, "--examples", EXAMPLES, "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        stdin=subprocess.DEVNULL,
+    )
+    path = report_dir / "certification.json"
+    assert path.exists(), done.stdout + done.stderr
+    return done, json.loads(path.read_text("utf-8"))
+
+
+@pytest.mark.slow
+def test_workers_chosen_for_a_distant_target_give_every_requirement_the_status_of_one_process(tmp_path):
+    delay_ms = LOCAL_ROUND_TRIP * 1000 + 5  # past loopback: eris chooses workers
+    with EmbeddedReference() as reference:
+        near, one = _certify(reference.base_url, reference.description, tmp_path / "one")
+    with EmbeddedReference() as reference, _latency_proxy()(reference.base_url, delay_ms) as proxy:
+        far, many = _certify(proxy.url, reference.description, tmp_path / "many")
+
+    assert one["run"]["workers"] == 1 and one["run"]["workers_chosen_by"] == "round trip", near.stdout
+    assert one["run"]["round_trip_ms"] < LOCAL_ROUND_TRIP * 1000
+    assert "one process (--workers N runs in N processes)" in near.stdout
+    assert many["run"]["workers"] > 1, far.stdout
+    assert many["run"]["round_trip_ms"] >= delay_ms
+    assert f"{many['run']['workers']} workers (--workers 1 runs in one process)" in far.stdout
+
+    def statuses(document: dict) -> dict[str, str]:
+        return {entry["id"]: entry["status"] for entry in document["requirements"]}
+
+    assert statuses(many) == statuses(one)
+    assert many["summary"]["verdict"] == one["summary"]["verdict"]
+    assert many["summary"]["tests"] == one["summary"]["tests"]
