@@ -377,6 +377,8 @@ class _Session:
         what was done."""
         self.interrupted = False
         self.collection_errors: list[str] = []
+        self.worker_stopped: str | None = None
+        """Why a pytest-xdist worker stopped the run, as it said (its pytest.exit)."""
         self._watchdog = watchdog
         self._run_timeout = run_timeout
 
@@ -391,6 +393,14 @@ class _Session:
         gc.collect()
         gc.freeze()
 
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """pytest-xdist: a worker ended; when it stopped the run, its reason (conformance.xdist_groups.STOPPED)."""
+        from conformance.xdist_groups import STOPPED
+
+        reason = getattr(node, "workeroutput", {}).get(STOPPED)
+        if reason and self.worker_stopped is None:
+            self.worker_stopped = reason
+
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         error = excinfo.value
         if self._watchdog.fired:
@@ -399,7 +409,9 @@ class _Session:
             self.stopped = error.msg
         elif isinstance(error, KeyboardInterrupt) and type(error) is KeyboardInterrupt:
             self.interrupted = True
-        else:  # pytest-xdist: a worker stopped (the plugin's pytest.exit in a worker arrives as this)
+        elif self.worker_stopped is not None:  # pytest-xdist: a worker's pytest.exit arrives as an interruption
+            self.stopped = self.worker_stopped
+        else:
             self.stopped = f"the run was interrupted: {_one_line(str(error)) or type(error).__name__}"
 
     @pytest.hookimpl(tryfirst=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -109,3 +110,34 @@ def test_workers_chosen_for_a_distant_target_give_every_requirement_the_status_o
     assert statuses(many) == statuses(one)
     assert many["summary"]["verdict"] == one["summary"]["verdict"]
     assert many["summary"]["tests"] == one["summary"]["tests"]
+
+
+@pytest.mark.slow
+def test_a_worker_that_cannot_go_on_says_why_in_one_line(tmp_path):
+    """With workers, the plugin's pytest.exit in a worker reaches eris certify as an interruption: the reason the
+    worker gave is the one said (here: the receiver's port is taken)."""
+    suite = tmp_path / "pkg" / "suite"
+    suite.mkdir(parents=True)
+    (suite / "test_receiving.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.requirement('ERIS-BASE-001')\n"
+        "def test_receiving(receiver):\n    pass\n\n"
+        "@pytest.mark.requirement('ERIS-BASE-001')\n"
+        "def test_reading(api):\n    pass\n",
+        encoding="utf-8",
+    )
+    with EmbeddedReference() as reference, socket.socket() as taken:
+        taken.bind(("127.0.0.1", reference.receiver_port))
+        taken.listen()
+        command = [*eris_command(), "certify", "--target", reference.base_url, "--config", str(reference.description)]
+        done = subprocess.run(
+            [*command, "--suite", str(suite), "--report-dir", str(tmp_path / "out"), "--workers", "2", "--quiet"],
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+            stdin=subprocess.DEVNULL,
+        )
+    assert done.returncode == 2, done.stdout + done.stderr
+    reason = done.stderr.strip().splitlines()[-1]
+    assert reason.startswith(f"eris: the receiver cannot listen on 127.0.0.1:{reference.receiver_port}"), reason
