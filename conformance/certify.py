@@ -393,6 +393,7 @@ class _Session:
         gc.collect()
         gc.freeze()
 
+    @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, which a run in one process does not load
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """pytest-xdist: a worker ended; when it stopped the run, its reason (conformance.xdist_groups.STOPPED)."""
         from conformance.xdist_groups import STOPPED
