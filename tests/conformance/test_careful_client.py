@@ -41,6 +41,7 @@ from conformance.certification import certify, write_outputs
 from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
 from conformance.reachability import receiver_unreachable
 from conformance.requirements import load_catalogue
+from conformance.round_trip import PROBES
 from conformance.traffic import Exchange
 
 pytestmark = pytest.mark.slow  # each test here certifies against a hostile target
@@ -344,7 +345,8 @@ def test_traffic_har_is_written_entry_by_entry(tmp_path):
 
 
 def test_a_target_that_stops_answering_while_its_installation_is_read_ends_the_run(reference, tmp_path):
-    with served(hostile_proxy(reference.url, answered=3)) as proxy:  # the probe of eris certify, then reads
+    # eris certify's probes of the round trip (conformance/round_trip.py), then two reads of the installation
+    with served(hostile_proxy(reference.url, answered=PROBES + 2)) as proxy:
         done, took = _certify(proxy.url, tmp_path / "out", "--request-timeout", str(TIMEOUT))
     assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
     assert (
