@@ -43,7 +43,7 @@ from conformance.outcomes import TestOutcome
 from conformance.plugin import OUTCOMES, run_stop_reason
 from conformance.progress import RunProgress, progress_mode
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
-from conformance.round_trip import choose_workers, median_round_trip
+from conformance.round_trip import choose_workers, shortest_round_trip
 from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT
 from conformance.target import TargetError, load_target
 
@@ -322,7 +322,7 @@ def _probe(base_url: str, options: CertifyOptions) -> float | None:
     timeout = min(PROBE_TIMEOUT, options.request_timeout)
     try:
         with BoundedClient(request_timeout=timeout, max_answer_size=options.max_answer_size) as client:
-            return median_round_trip(client, f"{base_url}/v1/value-sets")
+            return shortest_round_trip(client, f"{base_url}/v1/value-sets")
     except AnswerTooLarge:
         return None  # it answers; the size is the read's own test's to judge
     except httpx.HTTPError as error:
