@@ -14,7 +14,6 @@ import dataclasses
 import gc
 import importlib.util
 import io
-import os
 import random
 import re
 import signal
@@ -44,7 +43,13 @@ from conformance.plugin import OUTCOMES, run_stop_reason
 from conformance.progress import RunProgress, progress_mode
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
 from conformance.round_trip import choose_workers, shortest_round_trip
-from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT
+from conformance.settings import (
+    DEFAULT_EXAMPLES,
+    DEFAULT_MAX_ANSWER_SIZE,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_RUN_TIMEOUT,
+    usable_cores,
+)
 from conformance.target import TargetError, load_target
 
 __all__ = [
@@ -168,7 +173,7 @@ def _certify(options: CertifyOptions) -> int:
         if not options.embedded:
             print(f"eris certify: certifying {target.base_url}", file=options.out)
         choice = choose_workers(
-            options.workers, round_trip, _xdist_installed(), cores=_cores(), on_this_machine=options.embedded
+            options.workers, round_trip, _xdist_installed(), cores=usable_cores(), on_this_machine=options.embedded
         )
         print(f"eris certify: {choice.line()}", file=options.out)
         options = dataclasses.replace(options, workers=choice.workers)
@@ -301,14 +306,6 @@ def _prepared(report_dir: Path) -> Path:
     except OSError as error:
         raise RunError(f"cannot use the report folder {report_dir}: {error.strerror or error}") from None
     return report_dir.resolve()
-
-
-def _cores() -> int:
-    """The cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _xdist_installed() -> bool:

@@ -1,7 +1,9 @@
-"""Settings of a certification run that several layers read: the suite's version and its defaults."""
+"""Settings of a certification run that several layers read: the suite's version, its defaults, and the cores this
+process may use."""
 
 from __future__ import annotations
 
+import os
 from importlib.metadata import PackageNotFoundError, version
 
 __all__ = [
@@ -10,6 +12,7 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_RUN_TIMEOUT",
     "suite_version",
+    "usable_cores",
 ]
 
 DEFAULT_EXAMPLES = 12
@@ -38,3 +41,11 @@ def suite_version() -> str:
         return version("eris")
     except PackageNotFoundError:
         return "0+checkout"
+
+
+def usable_cores() -> int:
+    """The cores this process may use (`eris validate --jobs`, `eris certify`'s workers)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

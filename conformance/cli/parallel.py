@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from conformance.settings import usable_cores
+
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -41,10 +43,7 @@ class PoolBroken(Exception):
 
 def default_jobs() -> int:
     """The cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    return usable_cores()
 
 
 def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) -> Iterator[Result]:
