@@ -44,6 +44,7 @@ from conformance.progress import RunProgress, progress_mode
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
 from conformance.round_trip import choose_workers, shortest_round_trip
 from conformance.settings import (
+    DEFAULT_CONCURRENCY,
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_ANSWER_SIZE,
     DEFAULT_REQUEST_TIMEOUT,
@@ -103,6 +104,8 @@ class CertifyOptions:
     delivery_timeout: float | None = None
     workers: int | None = None
     """Processes the tests run in (more than 1 needs pytest-xdist); None: chosen from the target's round trip."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Requests of one test that do not depend on each other sent at once, at most; 1: one after another."""
     keyword: str | None = None
     requirements: tuple[str, ...] = ()
     """Only the tests citing one of these requirement ids."""
@@ -175,7 +178,8 @@ def _certify(options: CertifyOptions) -> int:
         choice = choose_workers(
             options.workers, round_trip, _xdist_installed(), cores=usable_cores(), on_this_machine=options.embedded
         )
-        print(f"eris certify: {choice.line()}", file=options.out)
+        at_once = f"{options.concurrency} requests at once" if options.concurrency > 1 else "one request at a time"
+        print(f"eris certify: {choice.line()}; in a test, {at_once} (--concurrency)", file=options.out)
         options = dataclasses.replace(options, workers=choice.workers)
         started = datetime.now(UTC)
         session = _run_suite(options, config, report_dir, folder)
@@ -196,7 +200,7 @@ def _certify(options: CertifyOptions) -> int:
         features=target.features,
         cited=_cited(options.suite_dir),
         selection=selection,
-        run=choice.to_json(),
+        run={**choice.to_json(), "concurrency": options.concurrency},
         run_stopped=f"the run stopped before its end: {session.run_stop}" if session.run_stop else "",
     )
     try:
@@ -246,6 +250,8 @@ def _checked(options: CertifyOptions) -> ExpectedFailures:
         raise RunError(f"--examples must be 0 (no property phase) or more, not {options.examples}")
     if options.seed is not None and not 0 <= options.seed < 2**32:
         raise RunError(f"--seed must be between 0 and {2**32 - 1}, not {options.seed}")
+    if options.concurrency < 1:
+        raise RunError(f"--concurrency must be 1 or more, not {options.concurrency}")
     if options.workers is not None:
         if options.workers < 1:
             raise RunError(f"--workers must be 1 or more, not {options.workers}")
@@ -468,6 +474,7 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         f"--eris-request-timeout={options.request_timeout}",
         f"--eris-max-answer-size={options.max_answer_size}",
         f"--eris-run-timeout={options.run_timeout}",
+        f"--eris-concurrency={options.concurrency}",
     ]
     if in_workers:
         arguments += ["-n", str(options.workers), "--dist", "loadgroup", "-p", "conformance.xdist_groups"]

@@ -17,19 +17,21 @@ they reach the controller under pytest-xdist too; `OUTCOMES` collects them there
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import httpx
 import pytest
 
 from conformance.bounded_http import AnswerTooLarge, AnswerTooSlow, BoundedClient, SuiteCouldNotSend
+from conformance.concurrent_calls import findings_kept_apart, in_order
 from conformance.key_pairs import KeyPairs, stocked_keys
 from conformance.operations import operation_requirement
 from conformance.outcomes import TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
-from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
+from conformance.settings import DEFAULT_CONCURRENCY, DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_cut_answer, exchange_of_response
 from profiles import Contract
@@ -76,14 +78,22 @@ FINDINGS = pytest.StashKey[Findings]()
 _RUNNING: list[Findings] = []
 """The findings of the test running now (one at a time in a process): where a read records what it met that
 breaks another requirement's rule, instead of failing the test for the requirements it cites."""
+T = TypeVar("T")
+
+
+def _running_findings() -> Findings | None:
+    return _RUNNING[-1] if _RUNNING else None
 
 
 def side_finding(requirement_id: str | None, message: str) -> bool:
     """Record `message` against `requirement_id` for the running test; False (nothing recorded) when no test
-    runs or the rule names no requirement: the caller then fails as before."""
-    if not _RUNNING or requirement_id is None:
+    runs or the rule names no requirement: the caller then fails as before. In a call of `Api.concurrently`,
+    recorded for the call, and handed to the test in call order."""
+    kept = findings_kept_apart()
+    found = kept if kept is not None else _running_findings()
+    if found is None or requirement_id is None:
         return False
-    _RUNNING[-1].add(requirement_id, message)
+    found.add(requirement_id, message)
     return True
 
 
@@ -165,6 +175,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"largest answer read, decompressed (default {DEFAULT_MAX_ANSWER_SIZE})",
     )
     group.addoption(
+        "--eris-concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"requests of a test that do not depend on each other sent at once, at most N (default "
+        f"{DEFAULT_CONCURRENCY}; 1: one after another)",
+    )
+    group.addoption(
         "--eris-run-timeout",
         type=float,
         metavar="SECONDS",
@@ -180,6 +198,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("eris_concurrency") < 1:
+        raise pytest.UsageError(f"--eris-concurrency must be 1 or more, not {config.getoption('eris_concurrency')}")
     config.stash[STARTED] = time.monotonic()
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this conformance test checks")
     # declared here too, so that a run without pytest-xdist does not warn about the suite's groups
@@ -267,6 +287,8 @@ class Bounds:
     run_deadline: float | None = None
     run_timeout: float | None = None
     """The limit the deadline comes from, as given (for the reason of a stop)."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Requests of one test sent at once, at most (`Api.concurrently`); 1: one after another."""
 
 
 class Api:
@@ -300,6 +322,7 @@ class Api:
         """Why no request is sent any more (the target stopped answering, the run's time limit)."""
         self._stopped_exercise = ""
         self._stop_run = stop_run or (lambda reason: None)
+        self._stopping = threading.Lock()
         self._identifier_probes: dict[tuple[str, str], str | None] = {}
 
     def close(self) -> None:
@@ -390,9 +413,19 @@ class Api:
             return True
 
     def _stop(self, reason: str, *, exercise: str) -> None:
-        if self.stopped is None:
+        with self._stopping:  # requests in threads (`concurrently`) may meet a silent target at once
+            if self.stopped is not None:
+                return
             self.stopped, self._stopped_exercise = reason, exercise
-            self._stop_run(reason)
+        self._stop_run(reason)
+
+    def concurrently(self, calls: Sequence[Callable[[], T]]) -> list[T]:
+        """The results of `calls`, calls of this Api that do not depend on each other, in their order: at most
+        `bounds.concurrency` sent at once. To the test it is as if they ran one after another: the first failure
+        in call order is raised (a skip, a blocked precondition, an assertion, a stop of the run), the exchanges
+        are recorded and the findings made in call order (conformance/concurrent_calls.py). A 429 is waited out by
+        its own request. Only for requests that do not depend on each other's answers, nor on their order."""
+        return in_order(calls, limit=self.bounds.concurrency, traffic=self.traffic, test=_running_findings())
 
     def get(self, path: str, params: Any = None, *, paging_defaults: bool = False, **kwargs: Any) -> httpx.Response:
         """A list read states `offset` unless `paging_defaults`: the default is ERIS-LIMIT-002's own test, and a
@@ -576,6 +609,7 @@ def bounds_of(config: pytest.Config) -> Bounds:
         max_answer_size=config.getoption("eris_max_answer_size"),
         run_deadline=None if run_timeout is None else config.stash[STARTED] + run_timeout,
         run_timeout=run_timeout,
+        concurrency=config.getoption("eris_concurrency"),
     )
 
 

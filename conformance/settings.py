@@ -7,6 +7,7 @@ import os
 from importlib.metadata import PackageNotFoundError, version
 
 __all__ = [
+    "DEFAULT_CONCURRENCY",
     "DEFAULT_EXAMPLES",
     "DEFAULT_MAX_ANSWER_SIZE",
     "DEFAULT_REQUEST_TIMEOUT",
@@ -21,6 +22,10 @@ schemathesis): with 12 a full run of the embedded reference implementation takes
 (bench/certify.py), with 264 generated requests and three walks of the links; 20, the default until 2026-11, gives
 440 and five, and one to four seconds more."""
 
+DEFAULT_CONCURRENCY = 8
+"""Requests of one test that do not depend on each other sent at once (`eris certify --concurrency`): at 50 ms a
+round trip the pages, probes and reads of a test cost a few round trips instead of one each; eight in flight is
+what a small test server answers without strain (a 429 is waited out by its Retry-After)."""
 
 DEFAULT_REQUEST_TIMEOUT = 30.0
 """Seconds for a whole answer of the target (`eris certify --request-timeout`): a remote target over a slow link

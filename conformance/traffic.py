@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import base64
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -96,16 +99,36 @@ def _exchange(request: httpx.Request, started: float, status: int, headers: dict
 
 
 class Traffic:
-    """Exchanges of the running test; the plugin empties it into each test's report."""
+    """Exchanges of the running test; the plugin empties it into each test's report. Safe to record into from
+    several threads; a thread inside `kept_apart` records into its own list instead."""
 
     def __init__(self) -> None:
         self._exchanges: list[Exchange] = []
+        self._lock = threading.Lock()
+        self._apart = threading.local()
 
     def record(self, exchange: Exchange) -> None:
-        self._exchanges.append(exchange)
+        kept: list[Exchange] | None = getattr(self._apart, "exchanges", None)
+        if kept is not None:
+            kept.append(exchange)
+            return
+        with self._lock:
+            self._exchanges.append(exchange)
+
+    @contextmanager
+    def kept_apart(self) -> Iterator[list[Exchange]]:
+        """What this thread records inside the block goes to the list given, not to the test's: a call run in a
+        thread hands its exchanges back, to be recorded in the order of the calls (a HAR read like a sequence)."""
+        kept: list[Exchange] = []
+        self._apart.exchanges = kept
+        try:
+            yield kept
+        finally:
+            self._apart.exchanges = None
 
     def take(self) -> list[Exchange]:
-        taken, self._exchanges = self._exchanges, []
+        with self._lock:
+            taken, self._exchanges = self._exchanges, []
         return taken
 
     def inbound(

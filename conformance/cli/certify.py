@@ -10,7 +10,7 @@ from typing import TypedDict
 
 from conformance.cli.common import add_answer_bounds
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue
-from conformance.settings import DEFAULT_EXAMPLES, DEFAULT_RUN_TIMEOUT
+from conformance.settings import DEFAULT_CONCURRENCY, DEFAULT_EXAMPLES, DEFAULT_RUN_TIMEOUT
 
 __all__ = ["add_commands"]
 
@@ -46,6 +46,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="how long a report delivery or notification is waited for",
     )
     certify.add_argument("--workers", type=int, metavar="N", help="run the tests in N processes (needs pytest-xdist)")
+    certify.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"requests of a test that do not depend on each other sent at once, at most N (default "
+        f"{DEFAULT_CONCURRENCY}; 1: one after another)",
+    )
     certify.add_argument("-k", dest="keyword", metavar="EXPR", help="only the tests matching this pytest -k expression")
     certify.add_argument(
         "--requirement",
@@ -121,6 +129,7 @@ def run_certify_command(args: argparse.Namespace) -> int:
             expected_failures=args.expected_failures,
             delivery_timeout=args.delivery_timeout,
             workers=args.workers,
+            concurrency=args.concurrency,
             keyword=args.keyword,
             requirements=tuple(args.requirement),
             examples=args.examples,

@@ -1,0 +1,239 @@
+"""Requests of a test that do not depend on each other, sent at once (`Api.concurrently`,
+conformance/concurrent_calls.py): results and the first failure in call order, exchanges and findings handed to the
+test in call order, a 429 waited out, at most N in flight on a small threaded server; and that the concurrency
+never changes a verdict (the reference implementation certified with --concurrency 1 and with the default)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+from urllib.parse import urlsplit
+
+import pytest
+from handler_servers import serving_handler
+from project_paths import eris_command
+
+from conformance.concurrent_calls import in_order
+from conformance.outcomes import Findings
+from conformance.plugin import Api, Bounds, not_exercised, side_finding
+from conformance.settings import DEFAULT_CONCURRENCY
+from conformance.target import Target
+from conformance.traffic import Exchange, Traffic
+
+if TYPE_CHECKING:
+    from profiles.validator import Validator
+
+PAUSE = 0.05
+"""Seconds the stand-in server holds each answer: long enough that calls sent at once overlap there."""
+
+
+def _exchange(name: str) -> Exchange:
+    return Exchange("outbound", time.time(), 0.0, "GET", name, {}, "", 0, 200, {}, "", 0)
+
+
+def _traffic_urls(traffic: Traffic) -> list[str]:
+    return [exchange.url for exchange in traffic.take()]
+
+
+# -- the order of results, failures, exchanges and findings ------------------------------------------------------
+
+
+def test_results_exchanges_and_findings_come_back_in_call_order_whatever_finishes_first():
+    traffic, test = Traffic(), Findings()
+
+    def call(position: int) -> int:
+        time.sleep((5 - position) * 0.02)  # the last call finishes first
+        traffic.record(_exchange(f"call {position}"))
+        assert side_finding("ERIS-READ-001", f"met in call {position}")
+        return position * 10
+
+    results = in_order([lambda p=p: call(p) for p in range(5)], limit=5, traffic=traffic, test=test)
+
+    assert results == [0, 10, 20, 30, 40]
+    assert _traffic_urls(traffic) == [f"call {p}" for p in range(5)]
+    assert test.found == {"ERIS-READ-001": [f"met in call {p}" for p in range(5)]}
+
+
+def test_the_first_failure_in_call_order_is_raised_though_a_later_one_came_first():
+    traffic = Traffic()
+
+    def slow_failure() -> None:
+        time.sleep(0.2)
+        raise AssertionError("the first call's check")
+
+    def quick_failure() -> None:
+        raise AssertionError("the second call's check")
+
+    with pytest.raises(AssertionError, match="the first call's check"):
+        in_order([lambda: None, slow_failure, quick_failure], limit=3, traffic=traffic, test=Findings())
+
+
+def test_no_call_after_a_failure_starts_and_a_skip_in_a_thread_reaches_the_test():
+    started: list[int] = []
+
+    def call(position: int) -> None:
+        started.append(position)
+        if position == 1:
+            not_exercised("the data looked for is not served", exercise="a [data] entry")
+        time.sleep(0.05)
+
+    with pytest.raises(pytest.skip.Exception, match="the data looked for is not served"):
+        in_order([lambda p=p: call(p) for p in range(20)], limit=2, traffic=Traffic(), test=Findings())
+    # calls 0 and 1 run together; 2 may have started as 1 failed; the rest never start
+    assert set(started) <= {0, 1, 2} and {0, 1} <= set(started)
+
+
+def test_one_at_a_time_and_calls_inside_a_call_run_in_the_calling_thread():
+    here = threading.get_ident()
+    assert in_order([threading.get_ident] * 3, limit=1, traffic=Traffic(), test=None) == [here] * 3
+
+    def nested() -> list[int]:
+        inner_thread = threading.get_ident()
+        inner = in_order([threading.get_ident] * 3, limit=4, traffic=Traffic(), test=None)
+        assert inner == [inner_thread] * 3  # the bound holds for the whole test: no second pool
+        return inner
+
+    outer = in_order([nested, nested], limit=2, traffic=Traffic(), test=None)
+    assert here not in {thread for inner in outer for thread in inner}
+
+
+# -- against a small threaded server ---------------------------------------------------------------------------
+
+
+class _CountingHandler(BaseHTTPRequestHandler):
+    """Holds each answer PAUSE seconds and counts the requests in flight; the first request of a path under
+    /limited/ is answered 429 with Retry-After: 1."""
+
+    lock = threading.Lock()
+    in_flight = 0
+    most = 0
+    limited: ClassVar[set[str]] = set()
+
+    def do_GET(self) -> None:
+        cls = type(self)
+        with cls.lock:
+            cls.in_flight += 1
+            cls.most = max(cls.most, cls.in_flight)
+            first_of_limited = self.path.startswith("/limited/") and self.path not in cls.limited
+            cls.limited.add(self.path)
+        try:
+            time.sleep(PAUSE)
+            status = 429 if first_of_limited else 200
+            self.send_response(status)
+            if first_of_limited:
+                self.send_header("Retry-After", "1")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+        finally:
+            with cls.lock:
+                cls.in_flight -= 1
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _api(url: str, concurrency: int) -> Api:
+    validator = cast("Validator", None)  # nothing here is validated
+    return Api(Target(base_url=url), validator, Traffic(), bounds=Bounds(concurrency=concurrency))
+
+
+@pytest.fixture
+def counting() -> type[_CountingHandler]:
+    fresh = {"lock": threading.Lock(), "in_flight": 0, "most": 0, "limited": set()}  # this test's counts only
+    return cast("type[_CountingHandler]", type("Counting", (_CountingHandler,), fresh))
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_at_most_n_requests_are_in_flight(counting: type[_CountingHandler], concurrency: int):
+    with serving_handler(counting) as url:
+        api = _api(url, concurrency)
+        try:
+            paths = [f"/page/{n}" for n in range(12)]
+            answers = api.concurrently([lambda path=path: api.request("GET", path) for path in paths])
+        finally:
+            api.close()
+    assert [urlsplit(str(answer.url)).path for answer in answers] == paths
+    assert counting.most == concurrency
+    assert [urlsplit(url).path for url in _traffic_urls(api.traffic)] == paths
+
+
+def test_a_429_is_waited_out_by_its_own_request_with_its_retry_after(counting: type[_CountingHandler]):
+    with serving_handler(counting) as url:
+        api = _api(url, DEFAULT_CONCURRENCY)
+        try:
+            started = time.monotonic()
+            paths = ["/limited/a", "/free/b", "/limited/c"]
+            answers = api.concurrently([lambda path=path: api.request("GET", path) for path in paths])
+            took = time.monotonic() - started
+        finally:
+            api.close()
+    assert [answer.status_code for answer in answers] == [200, 200, 200]
+    # each limited request waited its own Retry-After, both at once: one after the other would take over 2 s
+    assert 1.0 <= took < 2.0
+    recorded = [(urlsplit(e.url).path, e.status) for e in api.traffic.take()]
+    assert recorded == [
+        ("/limited/a", 429),
+        ("/limited/a", 200),
+        ("/free/b", 200),
+        ("/limited/c", 429),
+        ("/limited/c", 200),
+    ]
+
+
+# -- the verdict --------------------------------------------------------------------------------------------------
+
+RUN_TIMEOUT = 600
+SEED = "7"
+EXAMPLES = "2"
+
+
+def _certify(report_dir: Path, *options: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+    done = subprocess.run(
+        [*eris_command(), "certify", "--report-dir", str(report_dir), "--seed", SEED, "--examples", EXAMPLES, *options],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        stdin=subprocess.DEVNULL,
+    )
+    path = report_dir / "certification.json"
+    assert path.exists(), done.stdout + done.stderr
+    return done, json.loads(path.read_text("utf-8"))
+
+
+@pytest.mark.slow
+def test_concurrency_never_changes_the_status_of_a_requirement(tmp_path):
+    one_by_one, one = _certify(tmp_path / "one", "--concurrency", "1", "--quiet")
+    at_once, default = _certify(tmp_path / "default", "--quiet")
+
+    assert one["run"]["concurrency"] == 1, one_by_one.stdout
+    assert "one request at a time (--concurrency)" in one_by_one.stdout
+    assert default["run"]["concurrency"] == DEFAULT_CONCURRENCY > 1
+    assert f"{DEFAULT_CONCURRENCY} requests at once (--concurrency)" in at_once.stdout
+
+    def statuses(document: dict) -> dict[str, str]:
+        return {entry["id"]: entry["status"] for entry in document["requirements"]}
+
+    assert statuses(default) == statuses(one)
+    assert default["summary"]["verdict"] == one["summary"]["verdict"]
+    assert default["summary"]["tests"] == one["summary"]["tests"]
+
+
+def test_a_concurrency_below_one_is_refused_in_one_line(tmp_path):
+    done = subprocess.run(
+        [*eris_command(), "certify", "--report-dir", str(tmp_path), "--concurrency", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "eris: --concurrency must be 1 or more, not 0"
