@@ -6,6 +6,7 @@ the url of their profiles (profiles/definitions)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NoReturn
 
 import pytest
@@ -49,7 +50,8 @@ def _implementation_defined_sets(
     discovery: Discovery, listing: list[dict[str, Any]], implementation_defined: set[str]
 ) -> list[dict[str, Any]]:
     """The implementation-defined value sets the target lists, as GET /v1/value-sets?url= serves them."""
-    return [s for url in sorted(implementation_defined & {i["url"] for i in listing}) for s in discovery.value_set(url)]
+    urls = sorted(implementation_defined & {i["url"] for i in listing})
+    return [s for sets in discovery.api.concurrently([partial(discovery.value_set, url) for url in urls]) for s in sets]
 
 
 def _without_implementation_defined(implementation_defined: set[str], carrying: str = "") -> NoReturn:
@@ -88,7 +90,7 @@ def test_the_value_set_listing_gives_url_and_version_of_each_set(
 def test_each_listed_value_set_is_served_by_its_url_with_its_version(
     discovery: Discovery, listing: list[dict[str, Any]], implementation_defined: set[str]
 ) -> None:
-    for summary in listing:
+    def check(summary: dict[str, Any]) -> None:
         url = summary["url"]
         sets = discovery.value_set(url)
         assert sets, f"GET /v1/value-sets?url={url} (a listed set) answered no ValueSet"
@@ -101,6 +103,9 @@ def test_each_listed_value_set_is_served_by_its_url_with_its_version(
                 assert value_set["version"] == summary["version"], (
                     f"the value set {url} has version {value_set['version']!r}, the listing says {summary['version']!r}"
                 )
+
+    # each set on its own: the first failure in the listing's order is the one reported
+    discovery.api.concurrently([partial(check, summary) for summary in listing])
 
 
 @pytest.mark.requirement("ERIS-VS-002", "ERIS-VER-002")
@@ -116,12 +121,14 @@ def test_implementation_defined_value_sets_are_served_with_version_null(
 
 @pytest.mark.requirement("ERIS-VS-004")
 def test_system_is_an_alias_of_url(discovery: Discovery, listing: list[dict[str, Any]]) -> None:
-    for summary in listing:
+    def check(summary: dict[str, Any]) -> None:
         by_url = discovery.value_set(summary["url"])
         by_system = discovery.api.read(VALUE_SETS, {"system": summary["url"]}, resource_type="ValueSet")
         assert _summaries(by_system) == _summaries(by_url), (
             f"GET /v1/value-sets?system={summary['url']} differs from ?url="
         )
+
+    discovery.api.concurrently([partial(check, summary) for summary in listing])
 
 
 def _summaries(value_sets: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -170,7 +177,8 @@ def test_a_filter_of_implementation_defined_sets_finds_the_set_and_no_other(
     carried = [(s, value) for s in sets for value in _set_values(s, parameter)[:1]]
     if not carried:
         _without_implementation_defined(implementation_defined, SET_VALUES[parameter])
-    for value_set, value in carried:
+
+    def check(value_set: dict[str, Any], value: str) -> None:
         url = value_set["url"]
         shown = f"GET /v1/value-sets?url={url}&{parameter}={value}"
         found = discovery.api.read(VALUE_SETS, {"url": url, parameter: value}, resource_type="ValueSet")
@@ -189,6 +197,8 @@ def test_a_filter_of_implementation_defined_sets_finds_the_set_and_no_other(
                 discovery.api.judge(item, "ValueSet", where=f"{shown} items[{position}]")
             wrong = [s.get("id") for s in answered if not _set_matches(discovery, s, parameter, other)]
             assert not wrong, f"{shown} answered sets that do not match: {wrong}"
+
+    discovery.api.concurrently([partial(check, value_set, value) for value_set, value in carried])
 
 
 # -- naming systems -------------------------------------------------------------------------------

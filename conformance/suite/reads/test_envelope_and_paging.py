@@ -9,6 +9,7 @@ authentication of endpoints other than POST /v1/reports is not shown."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NoReturn
 
 import pytest
@@ -69,6 +70,11 @@ def _page(discovery: Discovery, read: ListRead, params: dict[str, Any], *, pagin
     return ids(discovery.api.read(read.path, params, paging_defaults=paging_defaults))
 
 
+def _pages(discovery: Discovery, read: ListRead, *params: dict[str, Any]) -> list[list[Any]]:
+    """The ids of the pages of `params`, read at once (see Api.concurrently), in their order."""
+    return discovery.api.concurrently([partial(_page, discovery, read, each) for each in params])
+
+
 # -- the envelope ---------------------------------------------------------------------------------
 
 
@@ -84,8 +90,12 @@ def test_every_list_read_answers_the_envelope_of_valid_items(discovery: Discover
         discovery.api.judge(item, read.resource_type, where=f"GET {response.request.url} items[{position}]")
     # and every other item, of each value of a required parameter: the paging tests and the discovery of
     # data do not validate what they read
-    for each in discovery.required_values(read):
-        discovery.api.read_all(read.path, each, resource_type=read.resource_type)
+    discovery.api.concurrently(
+        [
+            partial(discovery.api.read_all, read.path, each, resource_type=read.resource_type)
+            for each in discovery.required_values(read)
+        ]
+    )
 
 
 @pytest.mark.requirement("ERIS-BASE-001")
@@ -108,24 +118,29 @@ def test_count_defaults_to_20(discovery: Discovery, read: ListRead) -> None:
     params = _params(discovery, read)
 
     def check(everything: list[Any]) -> None:
-        default = _page(discovery, read, params)
+        more = len(everything) > DEFAULT_COUNT
+        default, explicit, *further = _pages(
+            discovery,
+            read,
+            params,
+            {**params, "count": DEFAULT_COUNT, "offset": LIMITS.offset_default},
+            *([{**params, "offset": DEFAULT_COUNT}, {**params, "offset": 1}] if more else []),
+        )
         assert len(default) == min(DEFAULT_COUNT, len(everything)), (
             f"GET {read.path} without count answered {len(default)} items of {len(everything)}; "
             f"the default is {DEFAULT_COUNT}"
         )
         assert set(default) == set(everything[:DEFAULT_COUNT]), f"GET {read.path} without count is not the first page"
-        explicit = _page(discovery, read, {**params, "count": DEFAULT_COUNT, "offset": LIMITS.offset_default})
         assert set(default) == set(explicit), (
             f"GET {read.path} without count differs from count={DEFAULT_COUNT}&offset={LIMITS.offset_default}"
         )
-        if len(everything) > DEFAULT_COUNT:
+        if more:
             # with the default count too: whether an explicit count is honoured is another test's
-            second = _page(discovery, read, {**params, "offset": DEFAULT_COUNT})
+            second, shifted = further
             assert set(second) == set(everything[DEFAULT_COUNT : 2 * DEFAULT_COUNT]), (
                 f"GET {read.path}?offset={DEFAULT_COUNT} without count is not items "
                 f"{DEFAULT_COUNT}..{2 * DEFAULT_COUNT - 1} of the list (answered {second})"
             )
-            shifted = _page(discovery, read, {**params, "offset": 1})
             assert set(shifted) == set(everything[1 : 1 + DEFAULT_COUNT]), (
                 f"GET {read.path}?offset=1 without count is not items 1..{DEFAULT_COUNT} of the list"
             )
@@ -140,12 +155,17 @@ def test_offset_defaults_to_0(discovery: Discovery, read: ListRead) -> None:
 
     def check(everything: list[Any]) -> None:
         count = max(1, min(5, len(everything) - 1))
-        first = _page(discovery, read, {**params, "count": count}, paging_defaults=True)
+        first, stated = discovery.api.concurrently(
+            [
+                partial(_page, discovery, read, {**params, "count": count}, paging_defaults=True),
+                partial(_page, discovery, read, {**params, "count": count, "offset": LIMITS.offset_default}),
+            ]
+        )
         # against as many items as arrived: whether count is honoured is test_count_is_honoured's
         assert first and set(first) == set(everything[: len(first)]), (
             f"GET {read.path}?count={count} without offset is not the first page"
         )
-        assert set(first) == set(_page(discovery, read, {**params, "count": count, "offset": LIMITS.offset_default}))
+        assert set(first) == set(stated)
 
     _paging_check(discovery, read, check)
 
@@ -156,8 +176,9 @@ def test_count_is_honoured(discovery: Discovery, read: ListRead) -> None:
     params = _params(discovery, read)
 
     def check(everything: list[Any]) -> None:
-        for count in (1, 2, 5):
-            page = _page(discovery, read, {**params, "count": count, "offset": 0})
+        counts = (1, 2, 5)
+        pages = _pages(discovery, read, *({**params, "count": count, "offset": 0} for count in counts))
+        for count, page in zip(counts, pages, strict=True):
             assert len(page) == min(count, len(everything)), (
                 f"GET {read.path}?count={count} answered {len(page)} items (the list has {len(everything)})"
             )
@@ -173,8 +194,14 @@ def test_offset_pages_are_disjoint_and_consecutive(discovery: Discovery, read: L
     def check(everything: list[Any]) -> None:
         count = max(2, len(everything) // 4 + 1)  # a handful of pages whatever the size
         seen: list[Any] = []
-        for offset in range(0, len(everything), count):
-            page = _page(discovery, read, {**params, "count": count, "offset": offset})
+        offsets = range(0, len(everything), count)
+        *pages, beyond = _pages(
+            discovery,
+            read,
+            *({**params, "count": count, "offset": offset} for offset in offsets),
+            {**params, "count": count, "offset": len(everything)},
+        )
+        for offset, page in zip(offsets, pages, strict=True):
             expected = everything[offset : offset + count]
             assert set(page) == set(expected), (
                 f"GET {read.path}?count={count}&offset={offset} answered {page}, not items {offset}.. of the "
@@ -183,7 +210,6 @@ def test_offset_pages_are_disjoint_and_consecutive(discovery: Discovery, read: L
             assert not set(page) & set(seen), f"GET {read.path}: the page at offset {offset} repeats earlier items"
             seen += page
         assert sorted(map(str, seen)) == sorted(map(str, everything))
-        beyond = _page(discovery, read, {**params, "count": count, "offset": len(everything)})
         assert beyond == [], f"GET {read.path}?offset={len(everything)} (the end of the list) answered {beyond}"
 
     _paging_check(discovery, read, check)
@@ -208,8 +234,11 @@ def _an_id(discovery: Discovery, read: ListRead) -> str:
 @pytest.mark.parametrize("read", LIST_READS, ids=str)
 def test_there_is_no_route_with_an_id_segment(discovery: Discovery, read: ListRead) -> None:
     resource_id = _an_id(discovery, read)
-    for method in ("GET", "PATCH", "PUT"):
-        response = discovery.api.request(method, f"{read.path}/{resource_id}")
+    methods = ("GET", "PATCH", "PUT")
+    answers = discovery.api.concurrently(
+        [partial(discovery.api.request, method, f"{read.path}/{resource_id}") for method in methods]
+    )
+    for response in answers:
         assert_not_success(response, f"a route with an {{id}} segment ({resource_id}) answered as if it existed")
 
 
@@ -231,8 +260,13 @@ def _delete_params(discovery: Discovery, source: str | None) -> dict[str, str]:
 @pytest.mark.parametrize("path", operation_paths())
 def test_delete_is_not_an_operation_anywhere(discovery: Discovery, path: str) -> None:
     source = _listed_source(path)
-    response = discovery.api.request("DELETE", path, params=_delete_params(discovery, source))
-    assert_not_success(response, "there is no DELETE operation")
+    params = _delete_params(discovery, source)
     items = discovery.items(source) if source is not None else []
     resource_id = next((i["id"] for i in items if isinstance(i.get("id"), str)), "any-id")
-    assert_not_success(discovery.api.request("DELETE", f"{path}/{resource_id}"), "there is no DELETE operation")
+    for response in discovery.api.concurrently(
+        [
+            partial(discovery.api.request, "DELETE", path, params=params),
+            partial(discovery.api.request, "DELETE", f"{path}/{resource_id}"),
+        ]
+    ):
+        assert_not_success(response, "there is no DELETE operation")

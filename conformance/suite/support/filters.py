@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from conformance.outcomes import Blocked
@@ -230,7 +231,8 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
         lambda item, value: matches(discovery, flt, item, value, read.resource_type),
     )
     skip_without(chosen, f"item with a value for {flt.parameter}", read.path)
-    for item, value in chosen:
+
+    def check(item: Item, value: str) -> None:
         required = discovery.required_for(read, item)
         params = {**required, flt.parameter: value}
         found = discovery.api.read_all(read.path, params)
@@ -263,6 +265,9 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
             assert not outside, (
                 f"{shown} found items that the read without profile does not: {sorted(outside, key=str)}"
             )
+
+    # each value on its own: the first failure in the order of the chosen values is the one reported
+    discovery.api.concurrently([partial(check, item, value) for item, value in chosen])
     if flt.kind == "owner":
         _check_an_owner_of_nothing(discovery, read, flt, items)
 
