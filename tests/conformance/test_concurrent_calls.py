@@ -1,17 +1,14 @@
 """Requests of a test that do not depend on each other, sent at once (`Api.concurrently`,
 conformance/concurrent_calls.py): results and the first failure in call order, exchanges and findings handed to the
-test in call order, a 429 waited out, at most N in flight on a small threaded server; and that the concurrency
-never changes a verdict (the reference implementation certified with --concurrency 1 and with the default)."""
+test in call order, a 429 waited out, at most N in flight on a small threaded server. That the concurrency never
+changes a verdict is tests/conformance/test_round_trip.py's (one certification for the workers and the concurrency)."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 from urllib.parse import urlsplit
 
@@ -186,45 +183,6 @@ def test_a_429_is_waited_out_by_its_own_request_with_its_retry_after(counting: t
         ("/limited/c", 429),
         ("/limited/c", 200),
     ]
-
-
-# -- the verdict --------------------------------------------------------------------------------------------------
-
-RUN_TIMEOUT = 600
-SEED = "7"
-EXAMPLES = "2"
-
-
-def _certify(report_dir: Path, *options: str) -> tuple[subprocess.CompletedProcess[str], dict]:
-    done = subprocess.run(
-        [*eris_command(), "certify", "--report-dir", str(report_dir), "--seed", SEED, "--examples", EXAMPLES, *options],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        stdin=subprocess.DEVNULL,
-    )
-    path = report_dir / "certification.json"
-    assert path.exists(), done.stdout + done.stderr
-    return done, json.loads(path.read_text("utf-8"))
-
-
-@pytest.mark.slow
-def test_concurrency_never_changes_the_status_of_a_requirement(tmp_path):
-    one_by_one, one = _certify(tmp_path / "one", "--concurrency", "1", "--quiet")
-    at_once, default = _certify(tmp_path / "default", "--quiet")
-
-    assert one["run"]["concurrency"] == 1, one_by_one.stdout
-    assert "one request at a time (--concurrency)" in one_by_one.stdout
-    assert default["run"]["concurrency"] == DEFAULT_CONCURRENCY > 1
-    assert f"{DEFAULT_CONCURRENCY} requests at once (--concurrency)" in at_once.stdout
-
-    def statuses(document: dict) -> dict[str, str]:
-        return {entry["id"]: entry["status"] for entry in document["requirements"]}
-
-    assert statuses(default) == statuses(one)
-    assert default["summary"]["verdict"] == one["summary"]["verdict"]
-    assert default["summary"]["tests"] == one["summary"]["tests"]
 
 
 def test_a_concurrency_below_one_is_refused_in_one_line(tmp_path):

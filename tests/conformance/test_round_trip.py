@@ -1,6 +1,7 @@
-"""The workers of a run chosen from the target's round trip (conformance/round_trip.py), and that concurrency never
-changes a verdict: the reference implementation certified in one process and, behind a round trip that makes eris
-choose workers, by those workers gives the same status to every requirement."""
+"""The workers of a run chosen from the target's round trip (conformance/round_trip.py), and that neither they nor
+the requests of a test sent at once change a verdict: the reference implementation certified in one process, one
+request at a time, and behind a round trip that makes eris choose workers, with the defaults, gives the same status
+to every requirement."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from conformance.round_trip import (
     shortest_round_trip,
     workers_for,
 )
+from conformance.settings import DEFAULT_CONCURRENCY
 
 RUN_TIMEOUT = 600
 SEED = "7"
@@ -119,17 +121,24 @@ def _certify(
 
 
 @pytest.mark.slow
-def test_workers_chosen_for_a_distant_target_give_every_requirement_the_status_of_one_process(tmp_path):
+def test_the_defaults_for_a_distant_target_give_every_requirement_the_status_of_one_request_at_a_time(tmp_path):
+    """Neither the workers chosen from the round trip nor the requests of a test sent at once change a status: the
+    baseline runs in one process, one request at a time (issue 30)."""
     delay_ms = LOCAL_ROUND_TRIP * 1000 + 5  # past loopback: eris chooses workers
     with EmbeddedReference() as reference:
-        near, one = _certify(reference.base_url, reference.description, tmp_path / "one", "--workers", "1")
+        near, one = _certify(
+            reference.base_url, reference.description, tmp_path / "one", "--workers", "1", "--concurrency", "1"
+        )
     with EmbeddedReference() as reference, _latency_proxy()(reference.base_url, delay_ms) as proxy:
         far, many = _certify(proxy.url, reference.description, tmp_path / "many")
 
-    assert one["run"]["workers"] == 1, near.stdout
+    assert one["run"]["workers"] == 1 and one["run"]["concurrency"] == 1, near.stdout
+    assert "one request at a time (--concurrency)" in near.stdout
     assert many["run"]["workers"] > 1, far.stdout
+    assert many["run"]["concurrency"] == DEFAULT_CONCURRENCY > 1
     assert many["run"]["round_trip_ms"] >= delay_ms
     assert f"{many['run']['workers']} workers (--workers 1 runs in one process)" in far.stdout
+    assert f"{DEFAULT_CONCURRENCY} requests at once (--concurrency)" in far.stdout
 
     def statuses(document: dict) -> dict[str, str]:
         return {entry["id"]: entry["status"] for entry in document["requirements"]}
