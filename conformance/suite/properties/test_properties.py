@@ -7,6 +7,7 @@ Budget and seed come from `eris certify --examples N --seed S`: the same seed se
 from __future__ import annotations
 
 import zlib
+from functools import partial
 from typing import Any
 
 import pytest
@@ -23,7 +24,7 @@ from conformance.plugin import (
     SuiteCouldNotSend,
     not_exercised,
 )
-from conformance.properties import GENERATION_ERRORS, REPORTS, judge, load_schema, send
+from conformance.properties import GENERATION_ERRORS, REPORTS, Finding, judge, load_schema, send
 from conformance.suite.support.properties import (
     PARTIES,
     PartyLedger,
@@ -91,22 +92,15 @@ def test_generated_requests_get_answers_of_the_contract(
             exercise=TOKEN_EXERCISE,
         )
     operation = load_schema(target.base_url)[path][method]
-    sent_count = [0]
-    unsent: list[str] = []
+    cases: list[Any] = []
 
+    # drawn first, sent after: nothing is shrunk and nothing sent steers the drawing, so the seed alone still
+    # decides the requests, and the requests of one operation go out at once (Api.concurrently)
     @seed(_seed_of(property_budget, label))
     @_settings(property_budget)
     @given(case=operation.as_strategy())
     def property_of(case: Any) -> None:
-        try:
-            sent = send(api, case, target.token)
-            sent_count[0] += 1
-            for finding in judge(sent, validator=validator, api=api):
-                findings.add(finding.requirement, f"[{finding.check}] {finding.message}")
-        except SuiteCouldNotSend as error:
-            unsent.append(str(error))  # the client's doing: this case tells nothing of the target
-        except Blocked:
-            pass  # an answer past the run's bounds: recorded against the operation's requirement
+        cases.append(case)
 
     try:
         property_of()
@@ -114,10 +108,30 @@ def test_generated_requests_get_answers_of_the_contract(
         not_exercised(
             f"hypothesis could not generate requests of {label}: {_one_line(error)}", exercise=SUITE_ERROR_EXERCISE
         )
+    sent_count, unsent = 0, []
+    for answered in api.concurrently([partial(_send_and_judge, api, case, target, validator) for case in cases]):
+        if isinstance(answered, str):
+            unsent.append(answered)
+            continue
+        sent_count += answered is not None
+        for finding in answered or ():
+            findings.add(finding.requirement, f"[{finding.check}] {finding.message}")
     findings.check()
-    if not sent_count[0]:
+    if not sent_count:
         why = f": {unsent[0]}" if unsent else ""
         not_exercised(f"no generated request of {label} could be sent{why}", exercise=SUITE_ERROR_EXERCISE)
+
+
+def _send_and_judge(api: Api, case: Any, target: Target, validator: Validator) -> list[Finding] | str | None:
+    """What one generated request met: its findings; the reason it could not be sent (the client's doing: it
+    tells nothing of the target); None for an answer past the run's bounds (recorded against the operation's
+    requirement)."""
+    try:
+        return list(judge(send(api, case, target.token), validator=validator, api=api))
+    except SuiteCouldNotSend as error:
+        return str(error)
+    except Blocked:
+        return None
 
 
 @pytest.mark.requirement("ERIS-PARTY-012", "ERIS-PARTY-015", "ERIS-READ-003", "ERIS-GEN-001")
