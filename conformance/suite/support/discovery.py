@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 import httpx
@@ -85,6 +85,10 @@ class Discovery:
             self._everything[key] = self.api.read_all(path, params)
         return self._everything[key]
 
+    def everything_of(self, path: str, each: list[dict[str, str]]) -> list[list[Item]]:
+        """`everything` of `path` with each of these parameters, the reads sent at once (Api.concurrently)."""
+        return self.api.concurrently([partial(self.everything, path, params) for params in each])
+
     def required_values(self, read: ListRead) -> list[dict[str, str]]:
         """Values of the required parameter of `read` that find items, in the form system|value of the
         codings the items carry; the bare candidates only when the items carry none."""
@@ -100,15 +104,22 @@ class Discovery:
         items. Then the codings the items found carry, as the values to use."""
         (parameter,) = read.required  # every list read of the contract has at most one
         sets = self._sets_naming(read.path)
+
+        def first_form_finding(forms: tuple[str, ...]) -> tuple[str | None, int]:
+            """The first form of one code that finds items, and how many forms were tried."""
+            for tried, value in enumerate(forms, 1):
+                if _has_items(self.api.get(read.path, {parameter: value, "count": 1})):
+                    return value, tried
+            return None, len(forms)
+
         tried = 0
         found: list[dict[str, str]] = []
         for codes in (self._published_codes(sets)[:PUBLISHED_CANDIDATES_LIMIT], self._example_codes(read.path, sets)):
-            for forms in codes:
-                for value in forms:
-                    tried += 1
-                    if _has_items(self.api.get(read.path, {parameter: value, "count": 1})):
-                        found.append({parameter: value})
-                        break
+            # the codes on their own, each code's forms one after another
+            for value, forms_tried in self.api.concurrently([partial(first_form_finding, forms) for forms in codes]):
+                tried += forms_tried
+                if value is not None:
+                    found.append({parameter: value})
             if found:
                 break
         _, examples = REQUIRED_VALUE_CANDIDATES.get(read.path, ((), ()))
@@ -119,8 +130,8 @@ class Discovery:
         )
         carried = {
             pair
-            for params in found
-            for item in self.everything(read.path, params)
+            for items in self.everything_of(read.path, found)
+            for item in items
             for pair in codings(item.get(parameter))
         }
         coded = [{parameter: token(*pair)} for pair in sorted(carried)]
@@ -184,15 +195,16 @@ class Discovery:
         candidates = self.required_values(read)
         if not candidates:
             return None
-        return max(candidates, key=lambda params: len(self.everything(read.path, params)))
+        sizes = [len(items) for items in self.everything_of(read.path, candidates)]
+        return candidates[sizes.index(max(sizes))]
 
     def items(self, path: str) -> list[Item]:
         """Every item of a list read; for a read with a required parameter, the union over the values
         discovered for it."""
         read = list_read(path)
         merged: dict[Any, Item] = {}
-        for params in self.required_values(read):
-            for item in self.everything(path, params):
+        for items in self.everything_of(path, self.required_values(read)):
+            for item in items:
                 merged.setdefault(item.get("id", item.get("url")), item)
         return list(merged.values())
 
