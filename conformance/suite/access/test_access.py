@@ -109,10 +109,11 @@ def test_who_holds_a_capability_over_a_person(discovery: Discovery) -> None:
                 GRANTS, "an assignment granting a capability (granted) over a Party of the target (scope)"
             ),
         )
-    for person, capability in queries[:5]:
-        params = {"scope": token(*person), "granted": token(*capability)}
+    chosen = queries[:5]
+    asked = [{"scope": token(*person), "granted": token(*capability)} for person, capability in chosen]
+    answers = discovery.api.concurrently([partial(discovery.api.read_all, GRANTS, params) for params in asked])
+    for (person, capability), params, found in zip(chosen, asked, answers, strict=True):
         shown = f"GET {GRANTS}?scope={params['scope']}&granted={params['granted']}"
-        found = discovery.api.read_all(GRANTS, params)
         holding = {
             g.get("id") for g in grants if person in scopes_of[g.get("id")] and capability in granted_of[g.get("id")]
         }

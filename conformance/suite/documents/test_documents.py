@@ -9,6 +9,7 @@ warehouse document is asked to name one ([data] warehouse_document)."""
 from __future__ import annotations
 
 import base64
+from functools import partial
 from typing import Any
 
 import pytest
@@ -77,12 +78,15 @@ def test_document_references_read_by_identifier(api: Api, contract: Contract) ->
             f"GET {DOCUMENTS} lists no document with an identifier in the DocumentReference.Id namespace",
             exercise=f"data served by GET {DOCUMENTS}: a document with an identifier in that namespace",
         )
-    for key, document in keyed[:10]:
+
+    def read_back(key: tuple[str, str], document: dict[str, Any]) -> None:
         found = only(
             api.read(DOCUMENTS, {"identifier": token(*key)}, resource_type="DocumentReference"),
             f"GET {DOCUMENTS}?identifier={token(*key)}",
         )
         assert found.get("id") == document.get("id") and has_identifier(found, *key)
+
+    api.concurrently([partial(read_back, key, document) for key, document in keyed[:10]])
 
 
 @pytest.mark.requirement("ERIS-DOC-004", "ERIS-BASE-003")
@@ -95,8 +99,8 @@ def test_document_references_read_by_external_system_name_and_other_attributes(a
             exercise=f"data served by GET {DOCUMENTS}: a document with an attribute",
         )
     chosen = sorted(pairs, key=lambda pair: (pair[0] != "external-system-name", pair))[:3]
-    for code, value in chosen:
-        items = _documents(api, attribute=f"{code}|{value}")
+    answers = api.concurrently([partial(_documents, api, attribute=f"{code}|{value}") for code, value in chosen])
+    for (code, value), items in zip(chosen, answers, strict=True):
         having = [d.get("id") for d in documents if _has_attribute(d, code, value)]
         assert set(having) <= set(_ids(items)), f"GET {DOCUMENTS}?attribute={code}|{value} misses documents with it"
         strangers = [item.get("id") for item in items if not _has_attribute(item, code, value)]

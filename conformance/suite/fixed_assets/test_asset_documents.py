@@ -14,6 +14,7 @@ import base64
 import binascii
 import json
 import uuid
+from functools import partial
 from typing import Any
 
 import httpx
@@ -176,8 +177,11 @@ def test_fixed_asset_documents_read_by_identifier_owner_and_attribute(api: Api, 
             f"GET {FIXED_ASSET_DOCUMENTS} lists no document with an identifier in the FixedAssetDocument.Id namespace",
             exercise=f"data served by GET {FIXED_ASSET_DOCUMENTS}: a document with an identifier in that namespace",
         )
-    for document, (system, value) in keyed[:10]:
+
+    def read_back(document: dict[str, Any], system: str, value: str) -> None:
         assert read_document(api, system, value).get("id") == document.get("id")
+
+    api.concurrently([partial(read_back, document, system, value) for document, (system, value) in keyed[:10]])
     owned = next(
         (
             (document, owner["identifier"]["value"])

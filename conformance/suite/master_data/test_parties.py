@@ -8,6 +8,7 @@ profile: "its status code: not shown", ERIS-ERR-203), any 4xx is accepted."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import httpx
@@ -451,8 +452,11 @@ def test_a_party_named_as_owner_by_nip_carries_that_nip_in_the_nip_namespace(api
             f"GET {PARTIES} served no party owned by a NIP of {system}",
             exercise=data_served(PARTIES, "a party whose owner is referenced by its NIP"),
         )
-    for value in owners[:5]:
-        items = api.read("/v1/parties", {"identifier": token(system, value), "count": 100})
+    chosen = owners[:5]
+    answers = api.concurrently(
+        [partial(api.read, "/v1/parties", {"identifier": token(system, value), "count": 100}) for value in chosen]
+    )
+    for value, items in zip(chosen, answers, strict=True):
         strangers = [item.get("id") for item in items if not has_identifier(item, system, value)]
         assert not strangers, (
             f"GET /v1/parties?identifier={system}|{value} (an owner's NIP) returns parties that do not carry it in "
