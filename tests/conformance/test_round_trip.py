@@ -145,7 +145,11 @@ def test_the_defaults_for_a_distant_target_give_every_requirement_the_status_of_
 
     assert statuses(many) == statuses(one)
     assert many["summary"]["verdict"] == one["summary"]["verdict"]
-    assert many["summary"]["tests"] == one["summary"]["tests"]
+    # every test ran in both; the 429 burst may pass in one and skip in the other (test_errors.py: a quota the
+    # burst does not reach on a busy machine is a skip), so passed and skipped are compared together
+    tests, baseline = many["summary"]["tests"], one["summary"]["tests"]
+    assert sum(tests.values()) == sum(baseline.values())
+    assert (tests["failed"], tests["error"]) == (baseline["failed"], baseline["error"])
 
 
 @pytest.mark.slow
