@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar, cast
 
@@ -55,21 +55,33 @@ class _FirstFailure:
             return self.position is not None and self.position < position
 
 
-def in_order(calls: Sequence[Callable[[], T]], *, limit: int, traffic: Traffic, test: Findings | None) -> list[T]:
+def in_order(
+    calls: Sequence[Callable[[], T]],
+    *,
+    limit: int,
+    traffic: Traffic,
+    test: Findings | None,
+    executor: Executor | None = None,
+) -> list[T]:
     """The results of `calls`, in their order, at most `limit` running at once. `test`: the findings of the
-    running test (None when no test runs: a finding then fails the call, as it would one by one)."""
+    running test (None when no test runs: a finding then fails the call, as it would one by one). `executor`: the
+    threads to run them in, at most `limit` of them (default: threads started for these calls)."""
     if limit <= 1 or len(calls) <= 1 or getattr(_APART, "inside", False):
         return [call() for call in calls]
     failed = _FirstFailure()
-    executor = ThreadPoolExecutor(max_workers=min(limit, len(calls)), thread_name_prefix="eris-call")
+    pool = executor or ThreadPoolExecutor(max_workers=min(limit, len(calls)), thread_name_prefix="eris-call")
+    futures: list[Future[_Done[T]]] = []
     try:
         futures = [
-            executor.submit(_run_apart, call, position, failed, traffic, test is not None)
+            pool.submit(_run_apart, call, position, failed, traffic, test is not None)
             for position, call in enumerate(calls)
         ]
         done = [future.result() for future in futures]
     finally:
-        executor.shutdown(wait=False, cancel_futures=True)  # an interruption (the run's watchdog) waits for none
+        for future in futures:  # an interruption (the run's watchdog) waits for none
+            future.cancel()
+        if executor is None:
+            pool.shutdown(wait=False, cancel_futures=True)
     for each in done:
         _hand_back(each, traffic, test)
     first = next((each.error for each in done if each.error is not None), None)

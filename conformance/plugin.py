@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
@@ -313,11 +314,10 @@ class Api:
         self.validator = validator
         self.traffic = traffic
         self.bounds = bounds or Bounds()
-        self.client = BoundedClient(
-            base_url=target.base_url,
-            request_timeout=self.bounds.request_timeout,
-            max_answer_size=self.bounds.max_answer_size,
-        )
+        self._client = self._new_client()
+        self._own = threading.local()
+        self._thread_clients: list[BoundedClient] = []
+        self._calls: ThreadPoolExecutor | None = None
         self.stopped: str | None = None
         """Why no request is sent any more (the target stopped answering, the run's time limit)."""
         self._stopped_exercise = ""
@@ -325,8 +325,31 @@ class Api:
         self._stopping = threading.Lock()
         self._identifier_probes: dict[tuple[str, str], str | None] = {}
 
+    def _new_client(self) -> BoundedClient:
+        return BoundedClient(
+            base_url=self.target.base_url,
+            request_timeout=self.bounds.request_timeout,
+            max_answer_size=self.bounds.max_answer_size,
+        )
+
+    @property
+    def client(self) -> BoundedClient:
+        """The HTTP client of this thread. Each thread of `concurrently` has its own, with its own connections:
+        httpcore's pool, shared by threads, may close an idle connection that another thread has just been given
+        (an EBADF in the middle of a run, charged to the target)."""
+        own: BoundedClient | None = getattr(self._own, "client", None)
+        return own if own is not None else self._client
+
+    def _give_this_thread_a_client(self) -> None:
+        client = self._new_client()
+        self._thread_clients.append(client)  # list.append is atomic: threads start one by one anyway
+        self._own.client = client
+
     def close(self) -> None:
-        self.client.close()
+        if self._calls is not None:
+            self._calls.shutdown(wait=False, cancel_futures=True)
+        for client in (self._client, *self._thread_clients):
+            client.close()
 
     def request(
         self,
@@ -425,7 +448,15 @@ class Api:
         in call order is raised (a skip, a blocked precondition, an assertion, a stop of the run), the exchanges
         are recorded and the findings made in call order (conformance/concurrent_calls.py). A 429 is waited out by
         its own request. Only for requests that do not depend on each other's answers, nor on their order."""
-        return in_order(calls, limit=self.bounds.concurrency, traffic=self.traffic, test=_running_findings())
+        if self._calls is None and self.bounds.concurrency > 1 and len(calls) > 1:
+            self._calls = ThreadPoolExecutor(
+                max_workers=self.bounds.concurrency,
+                thread_name_prefix="eris-call",
+                initializer=self._give_this_thread_a_client,
+            )
+        return in_order(
+            calls, limit=self.bounds.concurrency, traffic=self.traffic, test=_running_findings(), executor=self._calls
+        )
 
     def get(self, path: str, params: Any = None, *, paging_defaults: bool = False, **kwargs: Any) -> httpx.Response:
         """A list read states `offset` unless `paging_defaults`: the default is ERIS-LIMIT-002's own test, and a

@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 class TargetClient(Protocol):
     """What the property phase uses of the suite's client of the target (conformance.plugin.Api, a layer above)."""
 
-    client: BoundedClient
+    @property
+    def client(self) -> BoundedClient: ...
 
     def request(
         self,

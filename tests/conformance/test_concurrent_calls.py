@@ -119,19 +119,17 @@ class _CountingHandler(BaseHTTPRequestHandler):
             cls.most = max(cls.most, cls.in_flight)
             first_of_limited = self.path.startswith("/limited/") and self.path not in cls.limited
             cls.limited.add(self.path)
-        try:
-            time.sleep(PAUSE)
-            status = 429 if first_of_limited else 200
-            self.send_response(status)
-            if first_of_limited:
-                self.send_header("Retry-After", "1")
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"{}")
-        finally:
-            with cls.lock:
-                cls.in_flight -= 1
+        time.sleep(PAUSE)
+        with cls.lock:  # no longer in flight before the answer: once it is sent, its client may send the next
+            cls.in_flight -= 1
+        status = 429 if first_of_limited else 200
+        self.send_response(status)
+        if first_of_limited:
+            self.send_header("Retry-After", "1")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -160,6 +158,24 @@ def test_at_most_n_requests_are_in_flight(counting: type[_CountingHandler], conc
     assert [urlsplit(str(answer.url)).path for answer in answers] == paths
     assert counting.most == concurrency
     assert [urlsplit(url).path for url in _traffic_urls(api.traffic)] == paths
+
+
+def test_each_thread_sends_through_a_client_of_its_own():
+    """httpcore's pool, shared by threads, may close an idle connection another thread has just been given: a
+    certification failed a MUST on that EBADF. The threads of `concurrently` therefore never share a client."""
+    api = _api("http://127.0.0.1:9", 4)  # nothing is sent
+
+    def client_of_this_thread() -> tuple[int, int]:
+        time.sleep(0.05)
+        return threading.get_ident(), id(api.client)
+
+    try:
+        used = api.concurrently([client_of_this_thread] * 4)
+    finally:
+        api.close()
+    threads, clients = {thread for thread, _ in used}, {client for _, client in used}
+    assert len(threads) > 1 and len(clients) == len(threads) == len(set(used))  # one client to each thread
+    assert id(api.client) not in clients  # the test's own thread keeps the first client
 
 
 def test_a_429_is_waited_out_by_its_own_request_with_its_retry_after(counting: type[_CountingHandler]):
