@@ -1,4 +1,5 @@
-"""Calls of one test that do not depend on each other, run at once: at most `limit` in flight, in threads.
+"""Calls of one test that do not depend on each other, run at once in the threads of an executor (as many in flight
+as it has threads).
 
 Everything a call does lands on the test as if the calls had run one after another: results in call order, the
 first failure in call order raised in the test's thread (a skip, a blocked precondition, an assertion, a stop of
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar, cast
 
@@ -56,32 +57,24 @@ class _FirstFailure:
 
 
 def in_order(
-    calls: Sequence[Callable[[], T]],
-    *,
-    limit: int,
-    traffic: Traffic,
-    test: Findings | None,
-    executor: Executor | None = None,
+    calls: Sequence[Callable[[], T]], *, threads: Executor | None, traffic: Traffic, test: Findings | None
 ) -> list[T]:
-    """The results of `calls`, in their order, at most `limit` running at once. `test`: the findings of the
-    running test (None when no test runs: a finding then fails the call, as it would one by one). `executor`: the
-    threads to run them in, at most `limit` of them (default: threads started for these calls)."""
-    if limit <= 1 or len(calls) <= 1 or getattr(_APART, "inside", False):
+    """The results of `calls`, in their order, run in `threads` (None: one after another in this thread). `test`:
+    the findings of the running test (None when no test runs: a finding then fails the call, as it would one by
+    one)."""
+    if threads is None or len(calls) <= 1 or getattr(_APART, "inside", False):
         return [call() for call in calls]
     failed = _FirstFailure()
-    pool = executor or ThreadPoolExecutor(max_workers=min(limit, len(calls)), thread_name_prefix="eris-call")
     futures: list[Future[_Done[T]]] = []
     try:
         futures = [
-            pool.submit(_run_apart, call, position, failed, traffic, test is not None)
+            threads.submit(_run_apart, call, position, failed, traffic, test is not None)
             for position, call in enumerate(calls)
         ]
         done = [future.result() for future in futures]
     finally:
         for future in futures:  # an interruption (the run's watchdog) waits for none
             future.cancel()
-        if executor is None:
-            pool.shutdown(wait=False, cancel_futures=True)
     for each in done:
         _hand_back(each, traffic, test)
     first = next((each.error for each in done if each.error is not None), None)

@@ -317,7 +317,15 @@ class Api:
         self._client = self._new_client()
         self._own = threading.local()
         self._thread_clients: list[BoundedClient] = []
-        self._calls: ThreadPoolExecutor | None = None
+        self._calls = (
+            ThreadPoolExecutor(  # its threads start as calls need them
+                max_workers=self.bounds.concurrency,
+                thread_name_prefix="eris-call",
+                initializer=self._give_this_thread_a_client,
+            )
+            if self.bounds.concurrency > 1
+            else None
+        )
         self.stopped: str | None = None
         """Why no request is sent any more (the target stopped answering, the run's time limit)."""
         self._stopped_exercise = ""
@@ -448,15 +456,7 @@ class Api:
         in call order is raised (a skip, a blocked precondition, an assertion, a stop of the run), the exchanges
         are recorded and the findings made in call order (conformance/concurrent_calls.py). A 429 is waited out by
         its own request. Only for requests that do not depend on each other's answers, nor on their order."""
-        if self._calls is None and self.bounds.concurrency > 1 and len(calls) > 1:
-            self._calls = ThreadPoolExecutor(
-                max_workers=self.bounds.concurrency,
-                thread_name_prefix="eris-call",
-                initializer=self._give_this_thread_a_client,
-            )
-        return in_order(
-            calls, limit=self.bounds.concurrency, traffic=self.traffic, test=_running_findings(), executor=self._calls
-        )
+        return in_order(calls, threads=self._calls, traffic=self.traffic, test=_running_findings())
 
     def get(self, path: str, params: Any = None, *, paging_defaults: bool = False, **kwargs: Any) -> httpx.Response:
         """A list read states `offset` unless `paging_defaults`: the default is ERIS-LIMIT-002's own test, and a

@@ -17,12 +17,10 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from conformance.settings import usable_cores
-
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["IN_FLIGHT_PER_JOB", "PoolBroken", "default_jobs", "ordered"]
+__all__ = ["IN_FLIGHT_PER_JOB", "PoolBroken", "ordered"]
 
 Unit = TypeVar("Unit")
 Result = TypeVar("Result")
@@ -39,11 +37,6 @@ class PoolBroken(Exception):
     def __init__(self, unit: Any, message: str) -> None:
         super().__init__(message)
         self.unit = unit
-
-
-def default_jobs() -> int:
-    """The cores this process may use."""
-    return usable_cores()
 
 
 def ordered(work: Callable[[Unit], Result], units: Iterable[Unit], jobs: int) -> Iterator[Result]:

@@ -12,9 +12,10 @@ from typing import IO, TYPE_CHECKING
 from conformance.cli.checking import Checker, FileBatch, Lines, Span, Unit, renumbered
 from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, positive_int, suite_version
 from conformance.cli.output import WRITERS, Writer
-from conformance.cli.parallel import PoolBroken, default_jobs, ordered
+from conformance.cli.parallel import PoolBroken, ordered
 from conformance.cli.progress import ValidateProgress
 from conformance.cli.units import units
+from conformance.settings import usable_cores
 from profiles import ConfigError
 from profiles.validator import RESOURCE, WRITE, Validator
 
@@ -76,7 +77,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--jobs",
         "-j",
         type=positive_int,
-        default=default_jobs(),
+        default=usable_cores(),
         metavar="N",
         help="processes that check payloads (default: the cores, here %(default)s); the report is in input order "
         "whatever N",

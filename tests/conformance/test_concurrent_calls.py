@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, ClassVar, cast
 from urllib.parse import urlsplit
@@ -34,6 +35,11 @@ def _exchange(name: str) -> Exchange:
     return Exchange("outbound", time.time(), 0.0, "GET", name, {}, "", 0, 200, {}, "", 0)
 
 
+def _threads(count: int) -> ThreadPoolExecutor:
+    """An executor of `count` threads, as Api keeps one (its threads end with the test process)."""
+    return ThreadPoolExecutor(max_workers=count, thread_name_prefix="test-call")
+
+
 def _traffic_urls(traffic: Traffic) -> list[str]:
     return [exchange.url for exchange in traffic.take()]
 
@@ -50,7 +56,7 @@ def test_results_exchanges_and_findings_come_back_in_call_order_whatever_finishe
         assert side_finding("ERIS-READ-001", f"met in call {position}")
         return position * 10
 
-    results = in_order([lambda p=p: call(p) for p in range(5)], limit=5, traffic=traffic, test=test)
+    results = in_order([lambda p=p: call(p) for p in range(5)], threads=_threads(5), traffic=traffic, test=test)
 
     assert results == [0, 10, 20, 30, 40]
     assert _traffic_urls(traffic) == [f"call {p}" for p in range(5)]
@@ -68,7 +74,7 @@ def test_the_first_failure_in_call_order_is_raised_though_a_later_one_came_first
         raise AssertionError("the second call's check")
 
     with pytest.raises(AssertionError, match="the first call's check"):
-        in_order([lambda: None, slow_failure, quick_failure], limit=3, traffic=traffic, test=Findings())
+        in_order([lambda: None, slow_failure, quick_failure], threads=_threads(3), traffic=traffic, test=Findings())
 
 
 def test_no_call_after_a_failure_starts_and_a_skip_in_a_thread_reaches_the_test():
@@ -81,22 +87,22 @@ def test_no_call_after_a_failure_starts_and_a_skip_in_a_thread_reaches_the_test(
         time.sleep(0.05)
 
     with pytest.raises(pytest.skip.Exception, match="the data looked for is not served"):
-        in_order([lambda p=p: call(p) for p in range(20)], limit=2, traffic=Traffic(), test=Findings())
+        in_order([lambda p=p: call(p) for p in range(20)], threads=_threads(2), traffic=Traffic(), test=Findings())
     # calls 0 and 1 run together; 2 may have started as 1 failed; the rest never start
     assert set(started) <= {0, 1, 2} and {0, 1} <= set(started)
 
 
 def test_one_at_a_time_and_calls_inside_a_call_run_in_the_calling_thread():
     here = threading.get_ident()
-    assert in_order([threading.get_ident] * 3, limit=1, traffic=Traffic(), test=None) == [here] * 3
+    assert in_order([threading.get_ident] * 3, threads=None, traffic=Traffic(), test=None) == [here] * 3
 
     def nested() -> list[int]:
         inner_thread = threading.get_ident()
-        inner = in_order([threading.get_ident] * 3, limit=4, traffic=Traffic(), test=None)
+        inner = in_order([threading.get_ident] * 3, threads=_threads(4), traffic=Traffic(), test=None)
         assert inner == [inner_thread] * 3  # the bound holds for the whole test: no second pool
         return inner
 
-    outer = in_order([nested, nested], limit=2, traffic=Traffic(), test=None)
+    outer = in_order([nested, nested], threads=_threads(2), traffic=Traffic(), test=None)
     assert here not in {thread for inner in outer for thread in inner}
 
 
