@@ -87,9 +87,7 @@ def _hand_back(done: _Done[T], traffic: Traffic, test: Findings | None) -> None:
     for exchange in done.exchanges:
         traffic.record(exchange)
     if test is not None and done.findings is not None:
-        for requirement_id, messages in done.findings.found.items():
-            for message in messages:
-                test.add(requirement_id, message)
+        test.merge(done.findings)
 
 
 def _run_apart(

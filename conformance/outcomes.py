@@ -52,6 +52,10 @@ class TestOutcome:
     these requirements only."""
     own_failure: bool = False
     """True when the test failed by its own assertions too, not only through its findings (the plugin sets it)."""
+    clauses: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Requirement id -> clause -> how the test exercised it (Findings.exercised)."""
+    unexercised: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Requirement id -> clause -> why the test did not exercise it, and what would (Findings.unexercised)."""
 
     def outcome_for(self, requirement_id: str) -> str:
         """The outcome as evidence about one requirement: a requirement its findings name failed; a test that
@@ -82,6 +86,30 @@ class Findings:
 
     def __init__(self) -> None:
         self.found: dict[str, list[str]] = {}
+        self.exercised: dict[str, dict[str, str]] = {}
+        """Requirement id -> clause -> how it was exercised: the value sent and the request that sent it."""
+        self.unexercised: dict[str, dict[str, str]] = {}
+        """Requirement id -> clause -> why it was not exercised, and what would exercise it (joined by TO_EXERCISE)."""
+
+    def exercise(self, requirement_id: str, clause: str, evidence: str) -> None:
+        """Record that this test exercised `clause` of `requirement_id` (the first evidence of it is kept)."""
+        self.exercised.setdefault(requirement_id, {}).setdefault(clause, evidence)
+
+    def leave(self, requirement_id: str, clause: str, reason: str) -> None:
+        """Record why this test could not exercise `clause` of `requirement_id` (the first reason is kept)."""
+        self.unexercised.setdefault(requirement_id, {}).setdefault(clause, reason)
+
+    def merge(self, other: Findings) -> None:
+        """Take what `other` (the findings of one call of the test) recorded, after what this one holds."""
+        for requirement_id, messages in other.found.items():
+            for message in messages:
+                self.add(requirement_id, message)
+        for requirement_id, clauses in other.exercised.items():
+            for clause, evidence in clauses.items():
+                self.exercise(requirement_id, clause, evidence)
+        for requirement_id, clauses in other.unexercised.items():
+            for clause, reason in clauses.items():
+                self.leave(requirement_id, clause, reason)
 
     def add(self, requirement_id: str, message: str) -> None:
         self.found.setdefault(requirement_id, []).append(message)

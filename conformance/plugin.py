@@ -54,6 +54,8 @@ __all__ = [
     "SuiteCouldNotSend",
     "SuiteReceiver",
     "TestOutcome",
+    "clause_not_exercised",
+    "exercised",
     "not_exercised",
     "run_stop_reason",
 ]
@@ -65,6 +67,8 @@ REQUIREMENTS_PROPERTY = "eris_requirements"
 EXCHANGES_PROPERTY = "eris_exchanges"
 FINDINGS_PROPERTY = "eris_findings"
 OWN_FAILURE_PROPERTY = "eris_own_failure"
+CLAUSES_PROPERTY = "eris_clauses"
+UNEXERCISED_PROPERTY = "eris_unexercised"
 MAX_RETRY_AFTER = 30.0
 DEFAULT_COUNT = LIMITS.count_default  # a page shorter than the default count ends a read (ERIS-LIMIT-001)
 READ_ALL_PAGE = 100
@@ -86,16 +90,37 @@ def _running_findings() -> Findings | None:
     return _RUNNING[-1] if _RUNNING else None
 
 
+def _recording() -> Findings | None:
+    kept = findings_kept_apart()
+    return kept if kept is not None else _running_findings()
+
+
 def side_finding(requirement_id: str | None, message: str) -> bool:
     """Record `message` against `requirement_id` for the running test; False (nothing recorded) when no test
     runs or the rule names no requirement: the caller then fails as before. In a call of `Api.concurrently`,
     recorded for the call, and handed to the test in call order."""
-    kept = findings_kept_apart()
-    found = kept if kept is not None else _running_findings()
+    found = _recording()
     if found is None or requirement_id is None:
         return False
     found.add(requirement_id, message)
     return True
+
+
+def exercised(requirement_id: str, clause: str, *, value: str, request: str) -> None:
+    """Record that the running test exercised `clause` of `requirement_id` (a clause of its catalogue row) with
+    `value`, taken from the target, in `request` (for example "GET /v1/parties?lastModified=2024-05-01"). A
+    requirement with clauses passes only when every one was exercised by a test that held (the judgement)."""
+    found = _recording()
+    if found is not None:
+        found.exercise(requirement_id, clause, f"{value} in {request}" if value not in request else request)
+
+
+def clause_not_exercised(requirement_id: str, clause: str, reason: str, *, exercise: str) -> None:
+    """Record, without stopping the running test, why it could not exercise `clause` of `requirement_id` and what
+    would exercise it (the same words as `not_exercised`): the reports' to-do list names the clause with it."""
+    found = _recording()
+    if found is not None:
+        found.leave(requirement_id, clause, f"{reason.rstrip('. ')}.{TO_EXERCISE}{exercise}")
 
 
 def blocked(requirement_id: str | None, message: str) -> NoReturn:
@@ -863,6 +888,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         summary = found.summary()
         marker_ids += [requirement_id for requirement_id in summary if requirement_id not in marker_ids]
         report.user_properties.append((FINDINGS_PROPERTY, summary))
+        report.user_properties.append((CLAUSES_PROPERTY, found.exercised))
+        report.user_properties.append((UNEXERCISED_PROPERTY, found.unexercised))
         own = report.failed and not (call.excinfo is not None and call.excinfo.errisinstance(FindingsFailed))
         report.user_properties.append((OWN_FAILURE_PROPERTY, own))
         if summary and report.passed:  # its own checks held; what it met on the way fails other requirements
@@ -904,6 +931,10 @@ class _OutcomeCollector:
         outcome.requirements = sorted(set(outcome.requirements) | set(properties.get(REQUIREMENTS_PROPERTY, [])))
         outcome.exchanges += properties.get(EXCHANGES_PROPERTY, [])
         outcome.findings.update(properties.get(FINDINGS_PROPERTY, {}))
+        for requirement_id, clauses in properties.get(CLAUSES_PROPERTY, {}).items():
+            outcome.clauses.setdefault(requirement_id, {}).update(clauses)
+        for requirement_id, clauses in properties.get(UNEXERCISED_PROPERTY, {}).items():
+            outcome.unexercised.setdefault(requirement_id, {}).update(clauses)
         if OWN_FAILURE_PROPERTY in properties:
             outcome.own_failure = properties[OWN_FAILURE_PROPERTY]
         outcome.duration += report.duration

@@ -51,6 +51,9 @@ class Requirement:
     """Why no check of a target can see the requirement broken (a failure no request can cause, a rule the contract
     states without a form to check): a MUST that says so does not make a run incomplete when untested, and the
     self-test holds no fault of it."""
+    clauses: tuple[str, ...] = ()
+    """The things the requirement's sentence names (parameters, fields, namespaces, registries), in the contract's
+    words: it passes only when a test exercised each with the target's own data, and held."""
 
 
 def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
@@ -75,7 +78,7 @@ def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
         for name in _FIELDS:
             if not isinstance(row.get(name), str) or not row[name].strip():
                 raise ValueError(f"{where}: {name} must be a non-empty string")
-        extra = sorted(set(row) - {*_FIELDS, "feature", "outside"})
+        extra = sorted(set(row) - {*_FIELDS, "feature", "outside", "clauses"})
         if extra:
             raise ValueError(f"{where} ({row['id']}): unknown field(s) {', '.join(extra)}")
         if not _ID.fullmatch(row["id"]):
@@ -90,8 +93,21 @@ def load_catalogue(path: Path | str = CATALOGUE) -> list[Requirement]:
         seen.add(row["id"])
         if "outside" in row and not (isinstance(row["outside"], str) and row["outside"].strip()):
             raise ValueError(f"{where} ({row['id']}): outside must say why the requirement cannot be tested")
+        clauses = row.get("clauses", [])
+        if not (isinstance(clauses, list) and all(isinstance(c, str) and c.strip() for c in clauses)):
+            raise ValueError(f"{where} ({row['id']}): clauses must be a list of non-empty strings")
+        if len(set(clauses)) != len(clauses):
+            raise ValueError(f"{where} ({row['id']}): a clause is given twice")
         found.append(
-            Requirement(row["id"], row["section"], row["text"], row["level"], row.get("feature"), row.get("outside"))
+            Requirement(
+                row["id"],
+                row["section"],
+                row["text"],
+                row["level"],
+                row.get("feature"),
+                row.get("outside"),
+                tuple(clauses),
+            )
         )
     return found
 
