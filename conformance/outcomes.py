@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 __all__ = [
+    "NOT_APPLICABLE",
     "TO_EXERCISE",
     "Blocked",
     "Findings",
@@ -19,6 +20,11 @@ __all__ = [
 TO_EXERCISE = " To exercise it: "
 """Joins a skip's reason (what was looked for, and where) and what would exercise the test: a [data] entry, a token,
 a feature or an option (conformance.plugin.not_exercised writes it; the reports list the second part as a to-do)."""
+
+
+NOT_APPLICABLE = "not applicable: "
+"""Begins the skip of a test that does not apply to the target (an optional feature it does not declare): such a
+test is evidence of nothing, and never makes a requirement partly exercised."""
 
 
 def data_served(path: str, what: str = "any item") -> str:
@@ -56,6 +62,11 @@ class TestOutcome:
     """Requirement id -> clause -> how the test exercised it (Findings.exercised)."""
     unexercised: dict[str, dict[str, str]] = field(default_factory=dict)
     """Requirement id -> clause -> why the test did not exercise it, and what would (Findings.unexercised)."""
+
+    @property
+    def not_applicable(self) -> bool:
+        """Skipped because it does not apply to the target (NOT_APPLICABLE)."""
+        return self.outcome == "skipped" and self.message.startswith(NOT_APPLICABLE)
 
     def outcome_for(self, requirement_id: str) -> str:
         """The outcome as evidence about one requirement: a requirement its findings name failed; a test that

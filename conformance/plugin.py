@@ -31,7 +31,7 @@ from conformance.bounded_http import AnswerTooLarge, AnswerTooSlow, BoundedClien
 from conformance.concurrent_calls import findings_kept_apart, in_order
 from conformance.key_pairs import KeyPairs, stocked_keys
 from conformance.operations import operation_requirement
-from conformance.outcomes import TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
+from conformance.outcomes import NOT_APPLICABLE, TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
 from conformance.settings import DEFAULT_CONCURRENCY, DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_cut_answer, exchange_of_response
@@ -56,6 +56,7 @@ __all__ = [
     "TestOutcome",
     "clause_not_exercised",
     "exercised",
+    "not_applicable",
     "not_exercised",
     "run_stop_reason",
 ]
@@ -145,6 +146,13 @@ def not_exercised(reason: str, *, exercise: str) -> NoReturn:
     no final period needed), `exercise` what would exercise it: a [data] entry, a token, a feature, an option."""
     __tracebackhide__ = True
     pytest.skip(f"{reason.rstrip('. ')}.{TO_EXERCISE}{exercise}")
+
+
+def not_applicable(reason: str) -> NoReturn:
+    """Skip the running test because it does not apply to the target (an optional feature it does not declare):
+    what it cites is neither exercised nor missing."""
+    __tracebackhide__ = True
+    pytest.skip(f"{NOT_APPLICABLE}{reason}")
 
 
 OUTCOMES = pytest.StashKey[dict[str, TestOutcome]]()

@@ -69,6 +69,7 @@ class Trace:
             "level": r.level,
             "section": r.section,
             "text": r.text,
+            "clauses": list(r.clauses),
             "contract": asdict(self.contract),
             **{name: [asdict(place) for place in getattr(self, name)] for name, _ in self.GROUPS},
         }
@@ -76,6 +77,9 @@ class Trace:
     def to_text(self) -> str:
         r = self.requirement
         lines = [f"{r.id} ({r.level}) — {r.section}", f"  {r.text}", f"  {self.contract}"]
+        if r.clauses:
+            lines.append("clauses (each exercised with the target's own data, or the requirement is partly exercised):")
+            lines += [f"  {clause}" for clause in r.clauses]
         for name, title in self.GROUPS:
             places = getattr(self, name)
             lines.append(f"{title}:" if places else f"{title}: none")

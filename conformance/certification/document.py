@@ -87,12 +87,14 @@ def to_json(certification: Certification) -> dict[str, Any]:
                 ],
                 "message": r.message,
                 "note": r.note,
+                **({"clauses": [clause.to_json() for clause in r.clauses]} if r.clauses else {}),
                 **({"deselected": r.deselected} if r.deselected else {}),
                 **({"not_exercised": r.unexercised, "to_exercise": r.to_exercise} if r.unexercised else {}),
             }
             for r in c.requirements
         ],
         "unknown_requirements": [{"id": key, "tests": nodeids} for key, nodeids in c.unknown.items()],
+        "unknown_clauses": [{"clause": key, "tests": nodeids} for key, nodeids in c.unknown_clauses.items()],
         "tests_without_requirements": [
             {"nodeid": test.nodeid, "outcome": test.outcome, "message": test.message} for test in c.uncited
         ],

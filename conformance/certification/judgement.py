@@ -5,14 +5,16 @@ Rules:
 
 - a requirement of an optional feature the target does not declare is `not-applicable`;
 - a requirement no test cites, or whose tests did not run, is `not-tested`; one whose tests were all
-  skipped is `skipped`; one any of whose tests failed or errored is `failed`; else `passed`;
+  skipped is `skipped`; one any of whose tests failed or errored is `failed`; one some of whose tests
+  skipped, or with a clause no test that held exercised (conformance.certification.clauses), is
+  `partly-exercised`; else `passed` (a test that does not apply to the target counts for nothing);
 - an INFO requirement is never `failed`: the contract says the thing is not shown, so a failing test of it
   is an observation, reported as `skipped` with the test's message;
 - a failure of a requirement listed in the expected failures (with a reason, not expired) is reported with
   `expected: true` and does not count against the verdict; a listed requirement that passed is reported `fixed`;
 - the verdict is `non-conformant` when a MUST requirement failed other than as expected; else `incomplete`
-  when an applicable MUST requirement was not exercised (skipped, not tested, or some of the tests citing it
-  were deselected); else `conformant`;
+  when an applicable MUST requirement was not exercised (skipped, partly exercised, not tested, or some of the
+  tests citing it were deselected); else `conformant`;
 - each way an applicable MUST requirement was not exercised is a `Gap`: why, and what would exercise it (what a
   skipping test named after outcomes.TO_EXERCISE; a run of the whole suite for tests deselected).
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from conformance.certification.clauses import ClauseResult, judge_clauses, unknown_clauses
 from conformance.certification.expected import ExpectedFailure, ExpectedFailures
 from conformance.outcomes import TestOutcome, what_would_exercise
 from conformance.requirements import Requirement
@@ -33,7 +36,8 @@ FORMAT = "eris-certification/1"
 CONFORMANT, INCOMPLETE, NON_CONFORMANT = "conformant", "incomplete", "non-conformant"
 VERDICTS = (CONFORMANT, INCOMPLETE, NON_CONFORMANT)
 PASSED, FAILED, SKIPPED, NOT_TESTED, NOT_APPLICABLE = "passed", "failed", "skipped", "not-tested", "not-applicable"
-STATUSES = (PASSED, FAILED, SKIPPED, NOT_TESTED, NOT_APPLICABLE)
+PARTLY = "partly-exercised"
+STATUSES = (PASSED, PARTLY, FAILED, SKIPPED, NOT_TESTED, NOT_APPLICABLE)
 TEST_OUTCOMES = ("passed", "failed", "error", "skipped")
 FAILING = ("failed", "error")
 INFO_NOTE = "informational: the contract does not fix this, so a failing test is an observation, never a failure"
@@ -72,6 +76,8 @@ class RequirementResult:
     """Tests citing the requirement that this run did not run (left out by -k or --requirement, or never reached)."""
     run_stopped: str = ""
     """Why the run stopped before its end ("" when it ran to its end): its tests not run were never reached."""
+    clauses: list[ClauseResult] = field(default_factory=list)
+    """Each clause of the requirement: the exchange that exercised it, or why none did."""
 
     @property
     def counts_against(self) -> bool:
@@ -91,7 +97,8 @@ class RequirementResult:
         if not skipped:
             return left_out[0].reason if left_out else ""
         others = len(skipped) - 1
-        why = f"every test was skipped: {skipped[0].reason}"
+        lead = "every test was skipped" if self.status == SKIPPED else "partly exercised"
+        why = f"{lead}: {skipped[0].reason}"
         if others:
             why += f" (and {others} other reason{'' if others == 1 else 's'})"
         return why + "".join(f"; {gap.reason}" for gap in left_out)
@@ -103,11 +110,19 @@ class RequirementResult:
         return not (self.requirement.outside and self.status in (SKIPPED, NOT_TESTED))
 
     def _skipped(self) -> list[Gap]:
-        if self.status != SKIPPED or not self._applicable_must():
+        if self.status not in (SKIPPED, PARTLY) or not self._applicable_must():
             return []
-        gaps = []
+        gaps = [
+            Gap(f"clause {clause.text!r} not exercised: {clause.reason}", clause.to_exercise)
+            for clause in self.clauses
+            if not clause.exercised
+        ]
         for test in self.tests:
+            if test.outcome_for(self.requirement.id) != "skipped" or test.not_applicable:
+                continue
             reason, to_exercise = what_would_exercise(test.message_for(self.requirement.id))
+            if self.status == PARTLY:
+                reason = f"{test.nodeid.rpartition('::')[2]} skipped: {reason}"
             gaps.append(Gap(reason or "skipped without a reason", to_exercise))
         return list(dict.fromkeys(gaps))
 
@@ -153,6 +168,8 @@ class Certification:
     version: str = field(default_factory=suite_version)
     unknown: dict[str, list[str]] = field(default_factory=dict)
     """Requirement ids cited by tests that ran but absent from the catalogue -> those tests' node ids."""
+    unknown_clauses: dict[str, list[str]] = field(default_factory=dict)
+    """`requirement id: clause` recorded by tests but not among the catalogue's clauses -> those tests' node ids."""
 
     @property
     def verdict(self) -> str:
@@ -288,6 +305,7 @@ def certify(
             for requirement_id, cited_by in sorted(by_requirement.items())
             if requirement_id not in known
         },
+        unknown_clauses=unknown_clauses(catalogue, tests),
     )
 
 
@@ -296,6 +314,7 @@ def _judge(
 ) -> RequirementResult:
     result = RequirementResult(requirement, NOT_TESTED, tests)
     failing = [test for test in tests if test.outcome_for(requirement.id) in FAILING]
+    applying = [test for test in tests if not test.not_applicable]
     if requirement.feature and requirement.feature not in features and not failing:
         result.status = NOT_APPLICABLE
         result.note = f"the target does not declare the optional feature {requirement.feature}"
@@ -309,15 +328,29 @@ def _judge(
                 excused = "expected failure" if result.expected else f"the expected failure expired on {entry.until}"
                 result.note = f"{excused}: {entry.reason}"
     elif any(test.outcome_for(requirement.id) == "passed" for test in tests):
-        result.status = PASSED
-        if requirement.id in expected.ids:
+        result.clauses = judge_clauses(requirement, applying)
+        skipped = [test for test in applying if test.outcome_for(requirement.id) == "skipped"]
+        missing = [clause.text for clause in result.clauses if not clause.exercised]
+        result.status = PARTLY if skipped or missing else PASSED
+        if result.status == PARTLY:
+            result.message = _partly(skipped, missing)
+        elif requirement.id in expected.ids:
             result.note = FIXED_NOTE
-    elif tests:
+    elif applying:
         result.status = SKIPPED
-        result.message = tests[0].message
+        result.message = applying[0].message
+    elif tests:
+        result.status, result.note = NOT_APPLICABLE, tests[0].message
     if requirement.outside and result.status in (SKIPPED, NOT_TESTED):
         result.note = f"cannot be tested from outside the implementation: {requirement.outside}"
     return result
+
+
+def _partly(skipped: list[TestOutcome], missing: list[str]) -> str:
+    parts = [f"not exercised: {', '.join(repr(clause) for clause in missing)}"] if missing else []
+    if skipped:
+        parts.append(f"{_tests(len(skipped))} skipped: {skipped[0].message}")
+    return "; ".join(parts)
 
 
 def _tests(count: int) -> str:

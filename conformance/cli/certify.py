@@ -167,6 +167,7 @@ class _RequirementRow(TypedDict):
     level: str
     section: str
     text: str
+    clauses: list[str]
     tests: list[str]
 
 
@@ -185,6 +186,7 @@ def run_requirements(args: argparse.Namespace) -> int:
             "level": r.level,
             "section": r.section,
             "text": r.text,
+            "clauses": list(r.clauses),
             "tests": cited.get(r.id, []),
         }
         for r in catalogue
@@ -200,6 +202,8 @@ def run_requirements(args: argparse.Namespace) -> int:
         count = len(row["tests"])
         text = row["text"] if len(row["text"]) <= 70 else row["text"][:69] + "…"
         print(f"{row['id']:<{width}}  {row['level']:<6} {count:>3} test{'' if count == 1 else 's'}  {text}")
+        if row["clauses"]:
+            print(f"{'':<{width}}  clauses: {'; '.join(row['clauses'])}")
     untested = [r for r in catalogue if not cited.get(r.id)]
     must = sum(r.level == "MUST" for r in untested)
     print(

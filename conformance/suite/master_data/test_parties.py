@@ -15,8 +15,10 @@ import httpx
 import pytest
 
 from conformance.outcomes import data_served
-from conformance.plugin import Api, Findings, not_exercised
+from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.writes import (
+    PARTY_NAMESPACES,
+    PESEL_CLAUSE,
     claimed_profiles,
     contractor_body,
     contractors,
@@ -33,6 +35,7 @@ from conformance.suite.support.writes import (
     read_parties,
     reference_key_systems,
     register_identifier,
+    registry_clauses,
     token,
     unique_name,
     without_profile,
@@ -91,8 +94,13 @@ def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
             "GET /v1/parties?profile=<Contractor> served no Contractor with an identifier in a reference-key namespace",
             exercise=data_served(PARTIES, "a Contractor with an identifier in a reference-key namespace"),
         )
-    party = keyed[0]
-    for system, value in identifiers(party, reference_key_systems(contract)):
+    # each reference-key namespace read on a Contractor that carries it, so that every registry is read back
+    by_system: dict[str, tuple[dict[str, Any], str]] = {}
+    for candidate in keyed:
+        for system, value in identifiers(candidate, reference_key_systems(contract)):
+            by_system.setdefault(system, (candidate, value))
+    registries = registry_clauses(contract)
+    for system, (party, value) in by_system.items():
         # the read itself is under test: every item it answers is judged here (read_parties would set aside
         # those without the identifier as the filter's defect)
         items = api.read("/v1/parties", {"identifier": token(system, value), "count": 100}, resource_type="Party")
@@ -107,6 +115,21 @@ def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
             findings.add(broken, f"GET /v1/parties?identifier={system}|{value} returns parties without it: {strangers}")
         if system in installation_systems(contract) and len(items) > 1:
             findings.add(broken, f"the installation identifier {system}|{value} names {len(items)} parties")
+        if system in registries:
+            exercised(
+                PARTY_NAMESPACES,
+                registries[system],
+                value=value,
+                request=f"GET /v1/parties?identifier={system}|{value}",
+            )
+    for system, clause in registries.items():
+        if system not in by_system and clause != PESEL_CLAUSE:
+            clause_not_exercised(
+                PARTY_NAMESPACES,
+                clause,
+                f"GET /v1/parties?profile=<Contractor> served no Contractor with an identifier in {system}",
+                exercise=data_served(PARTIES, f"a Contractor with an identifier in {system}"),
+            )
     findings.check()
 
 

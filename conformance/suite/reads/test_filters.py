@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 
 from conformance.outcomes import data_served
-from conformance.plugin import Findings, not_exercised
+from conformance.plugin import Findings, exercised, not_exercised
 from conformance.suite.support.discovery import Discovery, skip_without
 from conformance.suite.support.filters import (
     FILTERS,
@@ -152,7 +152,7 @@ def test_a_value_taken_from_an_item_finds_it_and_only_matching_items(
     discovery: Discovery, read: ListRead, flt: Filter, breaks: str, findings: Findings
 ) -> None:
     refused = REFUSED.get((read.path, flt.parameter))
-    check_filter_for(discovery, read, flt, findings, breaks, refused)
+    check_filter_for(discovery, read, flt, findings, breaks, refused, listing=[ENDPOINT[read.path]])
 
 
 _TABLE = {(path, name) for path, filters in FILTERS.items() if path not in ACCESS_PATHS for name in filters}
@@ -220,6 +220,7 @@ def test_repeated_attribute_filters_must_all_match(discovery: Discovery, read: L
     assert item.get("id") in ids(found), f"{shown} did not find {item.get('id')}, which has both"
     wrong = [i.get("id") for i in found if not {first, second} <= set(string_attributes(i))]
     assert not wrong, f"{shown} answered items that lack one of the two attributes: {wrong}"
+    exercised(FORM, "attribute may repeat", value=f"{token(*first)} and {token(*second)}", request=shown)
 
 
 # -- required parameters --------------------------------------------------------------------------

@@ -6,7 +6,7 @@ The suite provides each store (starts Azurite or Samba, or reaches the one `[sto
 report into a fresh folder of it, downloads what appears there and opens it by the contract's steps, as for http.
 What the contract leaves open never fails: the content of connectionString (the description's form, eris' own by
 default), the artifact's name (any file that appears counts), other files beside it. A type the target does not
-declare is not offered: its requirement is not applicable, never failed.
+declare is not applicable: its requirement is neither failed nor missing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pytest
 from cryptography.exceptions import InvalidTag
 
 from conformance.key_pairs import KeyPairs
-from conformance.plugin import Api, Findings, not_exercised
+from conformance.plugin import Api, Findings, not_applicable, not_exercised
 from conformance.stores.places import Stores
 from conformance.suite.support.orders import REPORTS, answered, order_body
 from conformance.suite.support.reports import (
@@ -74,7 +74,7 @@ def order_into_store(
         from conformance.stores.places import StoreSettingsError
 
         if storage_type not in target.storage:
-            pytest.skip(f"not offered: the target description does not declare {storage_type} in [features] storage")
+            not_applicable(f"the target description does not declare {storage_type} in [features] storage")
         try:
             place = stores.place(storage_type)
         except (StoreUnavailable, StoreSettingsError) as missing:

@@ -301,4 +301,7 @@ def discriminating(
 def skip_without(values: list[Any], what: str, path: str) -> None:
     """Not exercised when `values` is empty: the target served no `what` at GET `path`."""
     if not values:
-        not_exercised(f"the target served no {what} at GET {path}", exercise=data_served(path, f"a {what}"))
+        not_exercised(
+            f"the target served no {what} at GET {path}",
+            exercise=data_served(path, f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"),
+        )

@@ -4,13 +4,16 @@ filter the contract fixes is honoured: a value taken from an item finds it, and 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from conformance.outcomes import Blocked
-from conformance.plugin import Findings
+import pytest
+
+from conformance.outcomes import Blocked, what_would_exercise
+from conformance.plugin import Findings, exercised
+from conformance.suite.support.clauses import leave_parameter, record_parameter
 from conformance.suite.support.discovery import Discovery, discriminating, skip_without
 from conformance.suite.support.reads import (
     Item,
@@ -203,27 +206,57 @@ def matches(discovery: Discovery, flt: Filter, item: Item, value: str, resource_
     raise AssertionError(f"unknown filter kind {flt.kind}")
 
 
+FORM = "ERIS-FILTER-004"
+ATTRIBUTE = "ERIS-BASE-003"
+FORM_CLAUSES = {
+    "attribute": "code|value",
+    **{kind: "system|value" for kind in ("identifier", "owner", "reference", "coded")},
+}
+"""The clause of ERIS-FILTER-004 ("Filter parameters have the form system|value; for attribute the form is
+code|value") a filter of each kind sends."""
+
+
 def check_filter_for(
-    discovery: Discovery, read: ListRead, flt: Filter, findings: Findings, breaks: str, refused: str | None = None
+    discovery: Discovery,
+    read: ListRead,
+    flt: Filter,
+    findings: Findings,
+    breaks: str,
+    refused: str | None = None,
+    *,
+    listing: Iterable[str] = (),
 ) -> None:
     """`check_filter`, its failure recorded against `breaks` (the requirement that lists the parameter for
     the read) rather than every requirement the test cites; a value taken from an item but refused with a
-    4xx against `refused` when given (a coded filter's declared vocabularies)."""
+    4xx against `refused` when given (a coded filter's declared vocabularies). Each value sent and held
+    exercises the clause naming the parameter in `breaks` and `listing`, and the form it takes (FORM_CLAUSES)."""
+    listing = (breaks, *listing)
     try:
-        check_filter(discovery, read, flt)
+        sent = check_filter(discovery, read, flt)
     except Blocked:
         raise  # the read broke another requirement on the way: not a failure of the filter
+    except pytest.skip.Exception as skipped:
+        reason, exercise = what_would_exercise(str(skipped.msg))
+        leave_parameter(listing, flt.parameter, reason, exercise=exercise)
+        raise
     except AssertionError as failure:
         message = str(failure).split("\nassert ")[0]
         turned_down = re.search(r"answered 4\d\d\b(?! items)", message) is not None
         findings.add(refused if refused and turned_down else breaks, message)
+    else:
+        for value, request in sent[:1]:
+            record_parameter(listing, flt.parameter, value=value, request=request)
+            if flt.kind in FORM_CLAUSES:
+                exercised(FORM, FORM_CLAUSES[flt.kind], value=value, request=request)
+            if flt.kind == "attribute":
+                exercised(ATTRIBUTE, "filtered as code|value", value=value, request=request)
     findings.check()
 
 
-def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
+def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> list[tuple[str, str]]:
     """Values taken from the target's items: each finds the item it came from, and every item the
     filtered read answers matches the filter (and the required parameters sent with it). The items are
-    not validated here: their shape is the envelope test's."""
+    not validated here: their shape is the envelope test's. Each value sent, with its request."""
     items = discovery.items(read.path)
     chosen = discriminating(
         items,
@@ -232,7 +265,7 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
     )
     skip_without(chosen, f"item with a value for {flt.parameter}", read.path)
 
-    def check(item: Item, value: str) -> None:
+    def check(item: Item, value: str) -> tuple[str, str]:
         required = discovery.required_for(read, item)
         params = {**required, flt.parameter: value}
         found = discovery.api.read_all(read.path, params)
@@ -265,11 +298,13 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
             assert not outside, (
                 f"{shown} found items that the read without profile does not: {sorted(outside, key=str)}"
             )
+        return value, shown
 
     # each value on its own: the first failure in the order of the chosen values is the one reported
-    discovery.api.concurrently([partial(check, item, value) for item, value in chosen])
+    sent = discovery.api.concurrently([partial(check, item, value) for item, value in chosen])
     if flt.kind == "owner":
         _check_an_owner_of_nothing(discovery, read, flt, items)
+    return sent
 
 
 def _not_listed(discovery: Discovery, read: ListRead, params: dict[str, str], found: set[Any]) -> set[Any]:
