@@ -70,7 +70,9 @@ dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-word}
 .tile b{display:block;font-size:22px}
 .badge{display:inline-block;padding:0 7px;border-radius:9px;font-size:12px;font-weight:600;white-space:nowrap}
 .s-passed{background:#d8f0df;color:#14532d}.s-failed,.s-error{background:#fbd9d6;color:#7f1d1d}
-.s-skipped{background:#fdf0c4;color:#6b4f00}.s-not-tested,.s-not-applicable{background:#e4e7ec;color:#384152}
+.s-skipped,.s-partly-exercised{background:#fdf0c4;color:#6b4f00}
+ul.clauses{margin:4px 0;padding-left:16px;font-size:12px}ul.clauses li.missing{color:#6b4f00}
+.s-not-tested,.s-not-applicable{background:#e4e7ec;color:#384152}
 .s-expected{background:#e6dcf7;color:#4c1d95}
 .counts td,.counts th{text-align:center}
 ul.tests{margin:0;padding-left:16px;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;
@@ -435,6 +437,8 @@ def _requirement_row(
     ]
     if result.status == FAILED:
         cell.append(_first_cause(c, result, causes, same_cause, positions, har))
+    if result.clauses:
+        cell.append(_clauses(result))
     if result.unexercised:
         to_exercise = "; ".join(result.to_exercise) or UNNAMED
         cell.append(
@@ -449,6 +453,21 @@ def _requirement_row(
         f"<td>{''.join(cell)}</td>"
         f'<td class="tests">{_tests_cell(c, result)}</td></tr>'
     )
+
+
+def _clauses(result: RequirementResult) -> str:
+    """Each clause with the request that exercised it, or why none did and what would."""
+    items = []
+    for clause in result.clauses:
+        if clause.exercised:
+            items.append(f"<li><b>{escape(clause.text)}</b>: exercised by {escape(clause.exercised)}</li>")
+        else:
+            to_exercise = f"; to exercise it: {escape(clause.to_exercise)}" if clause.to_exercise else ""
+            items.append(
+                f'<li class="missing"><b>{escape(clause.text)}</b>: not exercised: {escape(clause.reason)}{to_exercise}'
+                "</li>"
+            )
+    return f'<ul class="clauses">{"".join(items)}</ul>'
 
 
 def _first_cause(
