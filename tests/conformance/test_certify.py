@@ -620,6 +620,12 @@ PROBE_SUITE = {
         def test_an_informational_observation():
             assert False, "an observation"
 
+        @pytest.mark.requirement("ERIS-NS-001")
+        def test_a_clause_exercised():
+            from conformance.plugin import exercised
+
+            exercised("ERIS-NS-001", "usage", value="Party", request="GET /v1/naming-systems?usage=Party")
+
         def test_deselected_by_k(api):
             raise AssertionError("-k must deselect this test")
     """,
@@ -650,8 +656,8 @@ def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedd
     result, out = embedded_run
     assert result.returncode == 1, result.stdout + result.stderr
     assert "certifying the embedded reference implementation at http://127.0.0.1:" in result.stdout
-    assert "eris certify: 3 tests in 1 parts of the contract" in result.stdout  # progress as plain lines: a pipe
-    assert "eris certify: 3/3 tests (100%), 2 failed" in result.stdout and "[100%]" not in result.stdout
+    assert "eris certify: 4 tests in 1 parts of the contract" in result.stdout  # progress as plain lines: a pipe
+    assert "eris certify: 4/4 tests (100%), 2 failed" in result.stdout and "[100%]" not in result.stdout
     assert "NON-CONFORMANT" in result.stdout
     assert "failed MUST ERIS-PARTY-003" in result.stdout
     assert sorted(p.name for p in out.iterdir()) == ["certification.json", "junit.xml", "report.html", "traffic.har"]
@@ -659,9 +665,17 @@ def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedd
     document = json.loads((out / "certification.json").read_text("utf-8"))
     assert document["target"]["embedded_reference_implementation"] is True
     assert document["summary"]["verdict"] == "non-conformant"
-    assert document["summary"]["tests"] == {"passed": 1, "failed": 2, "error": 0, "skipped": 0}
+    assert document["summary"]["tests"] == {"passed": 2, "failed": 2, "error": 0, "skipped": 0}
     entries = _by_id(document)
     assert entries["ERIS-BASE-001"]["status"] == "passed"
+    assert entries["ERIS-NS-001"]["status"] == "passed"  # its one clause recorded by a test that held
+    assert entries["ERIS-NS-001"]["clauses"] == [
+        {
+            "clause": "usage",
+            "exercised": "GET /v1/naming-systems?usage=Party",
+            "test": "pkg/suite/test_probe.py::test_a_clause_exercised",
+        }
+    ]
     assert entries["ERIS-PARTY-003"]["status"] == "failed"
     assert "was not answered 599" in entries["ERIS-PARTY-003"]["message"]
     assert entries["ERIS-PARTY-009"]["status"] == "skipped"  # INFO
@@ -671,6 +685,7 @@ def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedd
         "pkg/suite/test_probe.py::test_parties_are_read",
         "pkg/suite/test_probe.py::test_a_check_that_fails",
         "pkg/suite/test_probe.py::test_an_informational_observation",
+        "pkg/suite/test_probe.py::test_a_clause_exercised",
     }
 
     har = json.loads((out / "traffic.har").read_text("utf-8"))
