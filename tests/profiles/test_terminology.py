@@ -133,6 +133,8 @@ EXTERNAL_SYSTEMS = {"identifier-type": "http://terminology.hl7.org/CodeSystem/v2
 EXAMPLE_PLACEHOLDERS = {
     "{vocab_url}": "https://erp.example.com/fhir/vocab",
     "{ns_url}": "https://erp.example.com/fhir",
+    # an implementation-defined set is fixed at deployment: its owner is the installation's own organization
+    "{nip_system}": "https://erp.example.com/fhir/id/nip",
 }
 
 FILES = sorted(TERMINOLOGY.rglob("*.json"))
