@@ -6,7 +6,8 @@
   namespace the target's Contractors carry;
 - an existing contractor carrying a registry number (NIP, REGON), with the reference key it is read back by;
 - the PESEL of each Employee, wherever the target serves it: in {pesel_system}, or in another system that says it
-  holds a PESEL (Identifier.type) or whose values show it (conformance.registry_systems, as `eris init` reads them).
+  holds a PESEL (Identifier.type) or whose values show it (as conformance.registry_systems reads a registry, wrong
+  check digits allowed).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.registry_systems import registry_systems
 from conformance.served_values import installation_arcs, type_codes
 from conformance.suite.support.writes import identifiers, profile_systems
 from profiles import Contract
+from profiles.identifier_formats import conforms
 
 __all__ = [
     "COPY",
@@ -36,10 +37,10 @@ COPY = "namespace present: the copy"
 
 PESEL_TYPE_CODES = frozenset({"NNPOL"})
 """v2-0203 codes that name the PESEL whatever the value: NN<ISO 3166 alpha-3>, the national person identifier of
-Poland."""
-NATIONAL_ID_CODES = frozenset({"NI"})
-"""v2-0203 codes of a national identifier of any country: a PESEL only when the value has its form (11 digits; the
-check digit is not asked, real registers hold wrong ones)."""
+Poland. NI (a national identifier of any country) is not one: a Norwegian or Turkish national id has 11 digits too."""
+PESEL_SHARE = 0.75
+"""Of the values of a system, the share that must pass the PESEL check for the system to be taken for the PESEL
+registry: a random 11-digit number passes one time in ten, a register with a few wrong check digits most times."""
 
 
 def contractor_namespaces(contract: Contract, contractors: Iterable[dict[str, Any]]) -> list[tuple[str, str | None]]:
@@ -62,7 +63,7 @@ class RegistryHolder:
 
     party: dict[str, Any]
     number: dict[str, Any]
-    """The registry identifier as the target serves it (system, value, and type when it has one)."""
+    """The registry identifier as the target serves it: system, value, and type when it has one."""
     key: tuple[str, str]
     """(system, value) in an accounting register of Contractors: one party has it."""
 
@@ -82,7 +83,12 @@ def holders_of(contract: Contract, contractors: list[dict[str, Any]], system: st
         numbers = [i for i in party.get("identifier") or [] if isinstance(i, dict) and i.get("system") == system]
         keys = identifiers(party, registers)
         if numbers and keys and isinstance(numbers[0].get("value"), str) and numbers[0]["value"]:
-            found.append(RegistryHolder(party, dict(numbers[0]), keys[0]))
+            # system, value and type as served: what else an identifier holds (a period, an assigner) is the
+            # existing party's, and its form is not the write's to judge
+            number = {
+                name: numbers[0][name] for name in ("system", "value", "type") if numbers[0].get(name) is not None
+            }
+            found.append(RegistryHolder(party, number, keys[0]))
     return sorted(found, key=lambda holder: holder.number["value"] in owners)
 
 
@@ -96,39 +102,59 @@ class Pesel:
     because: str
 
 
-def pesels_of_employees(
-    contract: Contract, parties: list[tuple[dict[str, Any], tuple[str, ...]]], source: str
-) -> list[Pesel]:
+def pesels_of_employees(contract: Contract, parties: list[tuple[dict[str, Any], tuple[str, ...]]]) -> list[Pesel]:
     """The PESEL identifiers of the Employees among `parties` (each with the names of its recognised profiles):
     those in {pesel_system}, whatever their value, and those in another system (no installation namespace, no other
-    registry of the contract) that the identifier's type names a PESEL, or that conformance.registry_systems shows
-    to be the PESEL registry (every value there, on Employees only, passes the PESEL check)."""
+    registry of the contract) whose type names a PESEL, or whose values show the PESEL registry (`_pesel_systems`)."""
     pesel_system = contract.installation.values["pesel_system"]
     others = {contract.installation.values[name] for name in ("nip_system", "regon_system", "eu_vat_system")}
-    by_values = registry_systems(contract, parties, source).get("pesel_system", {})
+    shown = _pesel_systems(parties, {pesel_system, *others})
     found = []
     for party, profiles in parties:
         if "Employee" not in profiles:
             continue
-        for identifier in party.get("identifier") or []:
-            if not isinstance(identifier, dict):
-                continue
-            system, value = identifier.get("system"), identifier.get("value")
-            if not isinstance(system, str) or not isinstance(value, str) or not value:
-                continue
+        for identifier in _identifiers(party):
+            system, value = identifier["system"], identifier["value"]
             if system == pesel_system:
                 found.append(Pesel(party, system, value, f"in {{pesel_system}} = {pesel_system}"))
-            elif system not in others and installation_arcs(system) is None:
-                because = _named_a_pesel(identifier, value) or "; ".join(by_values.get(system, []))
-                if because:
-                    found.append(Pesel(party, system, value, because))
+            elif system in shown or type_codes(identifier) & PESEL_TYPE_CODES:
+                typed = sorted(type_codes(identifier) & PESEL_TYPE_CODES)
+                because = f"its type is {typed[0]}, v2-0203's national person id of Poland" if typed else shown[system]
+                found.append(Pesel(party, system, value, because))
     return found
 
 
-def _named_a_pesel(identifier: dict[str, Any], value: str) -> str:
-    codes = type_codes(identifier)
-    if codes & PESEL_TYPE_CODES:
-        return f"its type is {', '.join(sorted(codes & PESEL_TYPE_CODES))} (v2-0203: the national person id of Poland)"
-    if codes & NATIONAL_ID_CODES and len(value) == 11 and value.isascii() and value.isdigit():
-        return "its type is NI (v2-0203: national unique individual identifier) and its value has the PESEL's 11 digits"
-    return ""
+def _identifiers(party: dict[str, Any]) -> list[dict[str, Any]]:
+    """The identifiers of `party` with a system and a value, both strings, outside the installation namespaces."""
+    return [
+        i
+        for i in party.get("identifier") or []
+        if isinstance(i, dict)
+        and isinstance(i.get("system"), str)
+        and installation_arcs(i["system"]) is None
+        and isinstance(i.get("value"), str)
+        and i["value"]
+    ]
+
+
+def _pesel_systems(parties: list[tuple[dict[str, Any], tuple[str, ...]]], known: set[str]) -> dict[str, str]:
+    """System -> what shows it to be the PESEL registry, for each system outside `known` that, as
+    conformance.registry_systems tells a registry by its values, is held by Employees only, with 11-digit values
+    only, at least two of them, and PESEL_SHARE of them passing the PESEL check (real registers hold a few wrong
+    check digits; one value is too few to tell a PESEL from another national id)."""
+    values: dict[str, set[str]] = {}
+    holders: dict[str, set[str]] = {}
+    for party, profiles in parties:
+        for identifier in _identifiers(party):
+            values.setdefault(identifier["system"], set()).add(identifier["value"])
+            holders.setdefault(identifier["system"], set()).update(profiles or ("unrecognised",))
+    shown = {}
+    for system, seen in values.items():
+        if system in known or holders[system] != {"Employee"} or len(seen) < 2:
+            continue
+        if not all(len(value) == 11 and value.isascii() and value.isdigit() for value in seen):
+            continue
+        passing = sum(conforms("pesel", value) for value in seen)
+        if passing >= PESEL_SHARE * len(seen):
+            shown[system] = f"{passing} of its {len(seen)} values, all on Employees, pass the PESEL check"
+    return shown
