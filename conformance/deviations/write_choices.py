@@ -1,5 +1,6 @@
 """Deviations of writes and of served forms the contract leaves open: null for an element with no value, a write
-namespace other than the profile's default; and the faults that only a suite exercising them catches."""
+namespace other than the profile's default; and the faults that only a suite exercising them catches (a namespace
+a POST names ignored, a POST that updates by NIP, a PESEL kept outside {pesel_system})."""
 
 from __future__ import annotations
 
@@ -10,13 +11,19 @@ from aiohttp import web
 
 from conformance.deviations import deviation
 from conformance.deviations._tools import (
+    Handler,
+    add_middleware,
+    json_of,
+    on_startup,
     path_is,
     resources_in,
     rewrite_json_answer,
     rewrite_json_body,
     rewrite_notifications,
 )
+from reference_impl.problems import problem
 from reference_impl.state import SERVICE
+from reference_impl.writes import updated_party
 
 PARTIES = "/v1/parties"
 
@@ -123,3 +130,106 @@ def write_namespace_ignored(app: web.Application, settings: Any) -> None:
         return body
 
     rewrite_json_body(app, path_is("POST", PARTIES), to_the_default)
+
+
+@deviation(
+    "post-copy-namespace-registered-in-the-register",
+    "POST /v1/parties naming the warehouse-copy namespace of Contractors is accepted, and the party registered in the "
+    "accounting register instead (a second register still registers it there)",
+    breaks="ERIS-PARTY-013",
+)
+def post_copy_namespace_registered_in_the_register(app: web.Application, settings: Any) -> None:
+    def to_the_register(body: dict[str, Any], request: web.Request) -> dict[str, Any]:
+        contract = request.app[SERVICE].contract
+        copies = set(contract.namespace_systems("contractor-warehouse"))
+        for identifier in body.get("identifier") or []:
+            if isinstance(identifier, dict) and identifier.get("system") in copies:
+                identifier["system"] = contract.namespace_systems("contractor")[0]
+        return body
+
+    rewrite_json_body(app, path_is("POST", PARTIES), to_the_register)
+
+
+@deviation(
+    "party-posts-refuse-the-copy-and-known-numbers",
+    "POST /v1/parties naming the warehouse-copy namespace answers 422 (parties are registered in the accounting "
+    "registers only), and one carrying a NIP or REGON that an existing party holds answers 409",
+)
+def party_posts_refuse_the_copy_and_known_numbers(app: web.Application, settings: Any) -> None:
+    async def refuse(request: web.Request, handler: Handler) -> web.StreamResponse:
+        body = await json_of(request) if path_is("POST", PARTIES)(request) else None
+        if not isinstance(body, dict):
+            return await handler(request)
+        service = request.app[SERVICE]
+        values = service.contract.installation.values
+        copies = set(service.contract.namespace_systems("contractor-warehouse"))
+        numbers = {values["nip_system"], values["regon_system"]}
+        for identifier in [i for i in body.get("identifier") or [] if isinstance(i, dict)]:
+            system, value = identifier.get("system"), identifier.get("value")
+            if system in copies:
+                return problem(422, f"parties are not registered in {system}, the warehouse copy of contractor ids")
+            if system in numbers and isinstance(value, str) and value:
+                conditions = service.queries.conditions("Party", {"identifier": [f"{system}|{value}"]})
+                if service.store.search("Party", conditions, count=1):
+                    return problem(409, f"a party with {system}|{value} exists: PATCH it")
+        return await handler(request)
+
+    add_middleware(app, refuse)
+
+
+# -- POST always creates: "Updating an existing one is PATCH only" -----------------------------------------------
+
+
+@deviation(
+    "post-party-upserts-by-nip",
+    "POST /v1/parties whose body carries the NIP of an existing party updates that party (and answers it) instead of "
+    "creating a new one; other identifiers of a body change nothing",
+    breaks="ERIS-PARTY-014",
+)
+def post_party_upserts_by_nip(app: web.Application, settings: Any) -> None:
+    async def upsert(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if not path_is("POST", PARTIES)(request):
+            return await handler(request)
+        body = await json_of(request)
+        service = request.app[SERVICE]
+        nip = service.contract.installation.values["nip_system"]
+        numbers = [
+            f"{nip}|{i['value']}"
+            for i in (body.get("identifier") or [] if isinstance(body, dict) else [])
+            if isinstance(i, dict) and i.get("system") == nip and isinstance(i.get("value"), str) and i["value"]
+        ]
+        if not numbers or not isinstance(body, dict):
+            return await handler(request)
+        found = service.store.search("Party", service.queries.conditions("Party", {"identifier": numbers[:1]}), count=1)
+        if not found:
+            return await handler(request)
+        party = updated_party(service, found[0], body)  # the merge of the service's own PATCH
+        with service.store.transaction():
+            service.save(party, "updated")
+        return web.json_response(party)
+
+    add_middleware(app, upsert)
+
+
+# -- the PESEL namespace: "{pesel_system} (PESEL, Employee)" ------------------------------------------------------
+
+
+@deviation(
+    "employee-pesel-in-a-vendor-system",
+    "Employees keep (and serve) their PESEL in system https://vendor.example/pesel, not in {pesel_system}: what a "
+    "target description naming the wrong pesel_system looks like",
+    breaks="ERIS-PARTY-008",
+)
+def employee_pesel_in_a_vendor_system(app: web.Application, settings: Any) -> None:
+    def moved(app: web.Application) -> None:
+        service = app[SERVICE]
+        pesel = service.contract.installation.values["pesel_system"]
+        employee = service.contract.profiles["Employee"].url
+        employees = service.store.search("Party", service.queries.conditions("Party", {"profile": [employee]}))
+        for party in employees:
+            for identifier in party.get("identifier") or []:
+                if isinstance(identifier, dict) and identifier.get("system") == pesel:
+                    identifier["system"] = "https://vendor.example/pesel"
+        service.load(employees)
+
+    on_startup(app, moved)

@@ -16,6 +16,7 @@ import pytest
 
 from conformance.outcomes import data_served
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
+from conformance.suite.support.write_choices import REGISTER
 from conformance.suite.support.writes import (
     PARTY_NAMESPACES,
     PESEL_CLAUSE,
@@ -38,6 +39,7 @@ from conformance.suite.support.writes import (
     registry_clauses,
     token,
     unique_name,
+    unordered,
     without_profile,
 )
 from profiles import Contract
@@ -58,20 +60,6 @@ def owner_nip(api: Api, contract: Contract) -> str:
             ),
         )
     return found
-
-
-def _unordered(party: dict[str, Any]) -> Any:
-    """A party as a refused write must leave it: `meta` left out (its contents beyond profile are not shown), and the
-    items of every array in any order (the contract fixes none)."""
-
-    def canonical(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {key: canonical(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return sorted((canonical(item) for item in value), key=repr)
-        return value
-
-    return canonical({key: value for key, value in party.items() if key != "meta"})
 
 
 def _refused(response: httpx.Response, what: str) -> None:
@@ -171,9 +159,10 @@ def test_post_registers_the_party_in_each_register_namespace_a_write_may_select(
     "identifier[].system recommended with value omitted": a POST naming each register of contractors the target
     has (the configured one and each the target publishes beside it at GET /v1/naming-systems) creates a party with a
     value assigned in that namespace, which reads it back. The contractor id in warehouse documents is "a copy, not
-    the register": a write naming it may be refused or registered elsewhere, and is not tried; nor is an installation
-    namespace that no naming system places among the contract's kinds (a register or a copy: the suite cannot tell)."""
+    the register": a write naming it may be refused, and is tried by test_party_write_choices.py, with every other
+    installation namespace the target's Contractors carry (a register or a copy: the suite cannot tell)."""
     for register in profile_systems(contract, "Contractor", reference_key=True):
+        exercised("ERIS-PARTY-013", REGISTER, value=register, request="POST /v1/parties")
         _, party = create_contractor(
             api, contract, unique_name(), namespace=register, findings=findings, assigned=("ERIS-PARTY-013",)
         )
@@ -198,6 +187,7 @@ def test_post_registers_the_party_in_each_register_namespace_a_write_may_select(
 @pytest.mark.requirement("ERIS-PARTY-012", "ERIS-PARTY-013", "ERIS-WRITE-001")
 def test_post_without_a_namespace_lets_the_profile_choose_it(api: Api, contract: Contract, findings: Findings) -> None:
     assigned = ("ERIS-PARTY-012", "ERIS-PARTY-013")
+    exercised("ERIS-PARTY-013", "namespace omitted", value="no identifier[]", request="POST /v1/parties")
     body, party = create_contractor(api, contract, unique_name(), namespace=None, findings=findings, assigned=assigned)
     system, value = register_identifier(contract, party)
     items = read_parties(api, system, value)
@@ -396,7 +386,7 @@ def test_patch_of_a_party_of_another_profile_is_refused_and_changes_nothing(api:
     params = {"identifier": token(system, value), "owner": token(nip_system(contract), nip)}
     _refused(api.patch(PARTIES, json=body, params=params), "PATCH /v1/parties addressed to an Employee")
     after = only(read_parties(api, system, value), f"GET /v1/parties?identifier={token(system, value)}")
-    assert _unordered(after) == _unordered(before), (
+    assert unordered(after) == unordered(before), (
         f"a refused PATCH addressed to the Employee {token(system, value)} changed it"
     )
 

@@ -146,6 +146,20 @@ def display_name(party: dict[str, Any]) -> str | None:
     return name.get("text") if isinstance(name.get("text"), str) else None
 
 
+def unordered(party: dict[str, Any]) -> Any:
+    """A party as a write that must not touch it leaves it: `meta` left out (its contents beyond profile are not
+    shown), and the items of every array in any order (the contract fixes none)."""
+
+    def canonical(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: canonical(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return sorted((canonical(item) for item in value), key=repr)
+        return value
+
+    return canonical({key: value for key, value in party.items() if key != "meta"})
+
+
 def unique_name(kind: str = "Kontrahent") -> str:
     """A name no other party has: the suite finds what it wrote by it."""
     return f"{kind} eris {uuid.uuid4().hex[:12]} Sp. z o.o."
