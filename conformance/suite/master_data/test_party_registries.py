@@ -13,11 +13,10 @@ import pytest
 from conformance.outcomes import data_served
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.write_choices import Pesel, pesels_of_employees
-from conformance.suite.support.writes import token
+from conformance.suite.support.writes import PESEL_CLAUSE, token
 from profiles import Contract
 
 PARTIES = "/v1/parties"
-PESEL_CLAUSE = "{pesel_system} (PESEL, Employee)"
 
 
 @pytest.mark.requirement("ERIS-PARTY-008")
