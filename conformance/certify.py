@@ -28,6 +28,7 @@ from typing import Any, TextIO
 import httpx
 import pytest
 
+from conformance.backoff import backoff_text
 from conformance.bounded_http import AnswerTooLarge, BoundedClient, size_text
 from conformance.certification import (
     CONFORMANT,
@@ -44,6 +45,7 @@ from conformance.progress import RunProgress, progress_mode
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue, node_root
 from conformance.round_trip import choose_workers, shortest_round_trip
 from conformance.settings import (
+    DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_ANSWER_SIZE,
@@ -106,6 +108,8 @@ class CertifyOptions:
     """Processes the tests run in (more than 1 needs pytest-xdist); None: chosen from the target's round trip."""
     concurrency: int = DEFAULT_CONCURRENCY
     """Requests of one test that do not depend on each other sent at once, at most; 1: one after another."""
+    backoff: float = DEFAULT_BACKOFF
+    """Seconds waited after a 429 without Retry-After, doubled with each 429 in a row (conformance/backoff.py)."""
     keyword: str | None = None
     requirements: tuple[str, ...] = ()
     """Only the tests citing one of these requirement ids."""
@@ -200,7 +204,12 @@ def _certify(options: CertifyOptions) -> int:
         features=target.features,
         cited=_cited(options.suite_dir),
         selection=selection,
-        run={**choice.to_json(), "concurrency": options.concurrency},
+        run={
+            **choice.to_json(),
+            "concurrency": options.concurrency,
+            "backoff_s": options.backoff,
+            "backoff": backoff_text(options.backoff),
+        },
         run_stopped=f"the run stopped before its end: {session.run_stop}" if session.run_stop else "",
     )
     try:
@@ -252,6 +261,8 @@ def _checked(options: CertifyOptions) -> ExpectedFailures:
         raise RunError(f"--seed must be between 0 and {2**32 - 1}, not {options.seed}")
     if options.concurrency < 1:
         raise RunError(f"--concurrency must be 1 or more, not {options.concurrency}")
+    if not options.backoff > 0:
+        raise RunError(f"--backoff must be more than 0 seconds, not {options.backoff:g}")
     if options.workers is not None:
         if options.workers < 1:
             raise RunError(f"--workers must be 1 or more, not {options.workers}")
@@ -475,6 +486,7 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         f"--eris-max-answer-size={options.max_answer_size}",
         f"--eris-run-timeout={options.run_timeout}",
         f"--eris-concurrency={options.concurrency}",
+        f"--eris-backoff={options.backoff}",
     ]
     if in_workers:
         arguments += ["-n", str(options.workers), "--dist", "loadgroup", "-p", "conformance.xdist_groups"]

@@ -27,12 +27,19 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 import httpx
 import pytest
 
+from conformance.backoff import ATTEMPTS, GatewayBackoff, backoff_text
 from conformance.bounded_http import AnswerTooLarge, AnswerTooSlow, BoundedClient, SuiteCouldNotSend
 from conformance.concurrent_calls import findings_kept_apart, in_order
 from conformance.key_pairs import KeyPairs, stocked_keys
 from conformance.operations import operation_requirement
 from conformance.outcomes import NOT_APPLICABLE, TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
-from conformance.settings import DEFAULT_CONCURRENCY, DEFAULT_EXAMPLES, DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
+from conformance.settings import (
+    DEFAULT_BACKOFF,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_EXAMPLES,
+    DEFAULT_MAX_ANSWER_SIZE,
+    DEFAULT_REQUEST_TIMEOUT,
+)
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_cut_answer, exchange_of_response
 from profiles import Contract
@@ -70,7 +77,6 @@ FINDINGS_PROPERTY = "eris_findings"
 OWN_FAILURE_PROPERTY = "eris_own_failure"
 CLAUSES_PROPERTY = "eris_clauses"
 UNEXERCISED_PROPERTY = "eris_unexercised"
-MAX_RETRY_AFTER = 30.0
 DEFAULT_COUNT = LIMITS.count_default  # a page shorter than the default count ends a read (ERIS-LIMIT-001)
 READ_ALL_PAGE = 100
 READ_ALL_LIMIT = 20_000
@@ -217,6 +223,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"{DEFAULT_CONCURRENCY}; 1: one after another)",
     )
     group.addoption(
+        "--eris-backoff",
+        type=float,
+        default=DEFAULT_BACKOFF,
+        metavar="SECONDS",
+        help=f"wait after a 429 without Retry-After, doubled with each 429 in a row (default {DEFAULT_BACKOFF:g})",
+    )
+    group.addoption(
         "--eris-run-timeout",
         type=float,
         metavar="SECONDS",
@@ -234,6 +247,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("eris_concurrency") < 1:
         raise pytest.UsageError(f"--eris-concurrency must be 1 or more, not {config.getoption('eris_concurrency')}")
+    if not config.getoption("eris_backoff") > 0:
+        raise pytest.UsageError(f"--eris-backoff must be more than 0 seconds, not {config.getoption('eris_backoff'):g}")
     config.stash[STARTED] = time.monotonic()
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this conformance test checks")
     # declared here too, so that a run without pytest-xdist does not warn about the suite's groups
@@ -323,11 +338,15 @@ class Bounds:
     """The limit the deadline comes from, as given (for the reason of a stop)."""
     concurrency: int = DEFAULT_CONCURRENCY
     """Requests of one test sent at once, at most (`Api.concurrently`); 1: one after another."""
+    backoff: float = DEFAULT_BACKOFF
+    """Seconds waited after a 429 without Retry-After, doubled with each 429 in a row (conformance/backoff.py)."""
 
 
 class Api:
-    """The target over HTTP (a BoundedClient). Every exchange is recorded for the test that made it. A 429
-    is waited out as its Retry-After says and repeated, so the gateway limit never fails a check.
+    """The target over HTTP (a BoundedClient). Every exchange is recorded for the test that made it. After a 429
+    no request of any thread is sent before the back-off is over (`gateway`: as Retry-After says, else the suite's
+    own, growing); the refused request is sent again, so the gateway limit never fails a check. One still refused
+    after ATTEMPTS sends skips its test as not exercised: the quota, not shown, is not the test's requirement.
 
     An answer past the bounds (`Bounds`) is a finding against the requirement of its operation. After a
     request that met no answer, the target is asked once more (GET /v1/value-sets); when that meets none either,
@@ -365,6 +384,7 @@ class Api:
         self._stop_run = stop_run or (lambda reason: None)
         self._stopping = threading.Lock()
         self._identifier_probes: dict[tuple[str, str], str | None] = {}
+        self.gateway = GatewayBackoff(self.bounds.backoff)
 
     def _new_client(self) -> BoundedClient:
         return BoundedClient(
@@ -413,12 +433,25 @@ class Api:
             token = self.target.token
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        for _ in range(4):
+        waited = 0.0
+        for _ in range(ATTEMPTS):
+            waited += self.gateway.wait()
             response = self._exchange(method, path, params=params, json=json, content=content, headers=headers)
             if response.status_code != 429:
+                self.gateway.answered()
                 return response
-            time.sleep(min(MAX_RETRY_AFTER, _retry_after(response)))
-        return response
+            self.refused(response)
+        not_exercised(
+            f"{method} {path} was answered 429 {ATTEMPTS} times in a row, after {waited:.0f} s of back-off "
+            f"({backoff_text(self.bounds.backoff)})",
+            exercise="a gateway quota that lets the suite's requests through after its back-off (a Retry-After "
+            "that says how long to wait, or a longer --backoff)",
+        )
+
+    def refused(self, response: httpx.Response) -> float:
+        """`response` is a 429: no request of this Api is sent before its back-off is over (the seconds returned).
+        For a 429 met outside `request` too (a burst of the test's own clients)."""
+        return self.gateway.refused(_retry_after(response))
 
     def _exchange(self, method: str, path: str, **parts: Any) -> httpx.Response:
         try:
@@ -487,8 +520,9 @@ class Api:
         """The results of `calls`, calls of this Api that do not depend on each other, in their order: at most
         `bounds.concurrency` sent at once. To the test it is as if they ran one after another: the first failure
         in call order is raised (a skip, a blocked precondition, an assertion, a stop of the run), the exchanges
-        are recorded and the findings made in call order (conformance/concurrent_calls.py). A 429 is waited out by
-        its own request. Only for requests that do not depend on each other's answers, nor on their order."""
+        are recorded and the findings made in call order (conformance/concurrent_calls.py). After a 429 every
+        thread waits out the back-off, and the refused request is sent again. Only for requests that do not depend
+        on each other's answers, nor on their order."""
         return in_order(calls, threads=self._calls, traffic=self.traffic, test=_running_findings())
 
     def get(self, path: str, params: Any = None, *, paging_defaults: bool = False, **kwargs: Any) -> httpx.Response:
@@ -630,10 +664,10 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _retry_after(response: httpx.Response) -> float:
+def _retry_after(response: httpx.Response) -> float | None:
     from reports.client import retry_after_seconds
 
-    return retry_after_seconds(response.headers.get("Retry-After")) or 1.0
+    return retry_after_seconds(response.headers.get("Retry-After"))
 
 
 def _json(response: httpx.Response) -> Any:
@@ -674,6 +708,7 @@ def bounds_of(config: pytest.Config) -> Bounds:
         run_deadline=None if run_timeout is None else config.stash[STARTED] + run_timeout,
         run_timeout=run_timeout,
         concurrency=config.getoption("eris_concurrency"),
+        backoff=config.getoption("eris_backoff"),
     )
 
 

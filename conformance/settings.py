@@ -7,11 +7,13 @@ import os
 from importlib.metadata import PackageNotFoundError, version
 
 __all__ = [
+    "DEFAULT_BACKOFF",
     "DEFAULT_CONCURRENCY",
     "DEFAULT_EXAMPLES",
     "DEFAULT_MAX_ANSWER_SIZE",
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_RUN_TIMEOUT",
+    "MAX_BACKOFF",
     "suite_version",
     "usable_cores",
 ]
@@ -26,6 +28,13 @@ DEFAULT_CONCURRENCY = 8
 """Requests of one test that do not depend on each other sent at once (`eris certify --concurrency`): at 50 ms a
 round trip the pages, probes and reads of a test cost a few round trips instead of one each; eight in flight is
 what a small test server answers without strain (a 429 is waited out by its Retry-After)."""
+
+DEFAULT_BACKOFF = 1.0
+"""Seconds the suite waits after a 429 without a Retry-After header (`eris certify --backoff`), doubled with each
+429 in a row (conformance/backoff.py): the contract shows no quota, and one second is what a token bucket refilled
+each second needs; a gateway counting in windows of a minute is met within a minute of back-offs."""
+MAX_BACKOFF = 30.0
+"""Seconds of one back-off at most, whatever the Retry-After says: a run waits this long at worst per request."""
 
 DEFAULT_REQUEST_TIMEOUT = 30.0
 """Seconds for a whole answer of the target (`eris certify --request-timeout`): a remote target over a slow link

@@ -3,6 +3,7 @@ tokens, the installation's placeholder values, where the suite receives deliveri
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,11 @@ class Target:
             return None
         system, _, value = named.partition("|")
         return system, value
+
+    def entry_text(self, entry: str) -> str:
+        """The [data] entry as the description gives it (`[data] entry = "system|value"`): a message about what
+        the target answered for it names it so, and a vendor tells a typo of theirs from a defect of the target."""
+        return f"[data] {entry} = {json.dumps(self.data.get(entry, ''))}"
 
     @property
     def features(self) -> tuple[str, ...]:

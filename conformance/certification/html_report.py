@@ -223,6 +223,7 @@ def _facts(c: Certification) -> str:
             if c.properties.get("examples")
             else []
         ),
+        *([("Back-off", str(c.run["backoff"]))] if c.run.get("backoff") else []),
         ("Suite", f"eris {c.version}"),
         ("Started", c.started.isoformat(timespec="seconds")),
         ("Finished", f"{c.finished.isoformat(timespec='seconds')} ({duration:.1f} s)"),

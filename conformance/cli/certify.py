@@ -10,7 +10,7 @@ from typing import TypedDict
 
 from conformance.cli.common import add_answer_bounds
 from conformance.requirements import SUITE_DIR, coverage, load_catalogue
-from conformance.settings import DEFAULT_CONCURRENCY, DEFAULT_EXAMPLES, DEFAULT_RUN_TIMEOUT
+from conformance.settings import DEFAULT_BACKOFF, DEFAULT_CONCURRENCY, DEFAULT_EXAMPLES, DEFAULT_RUN_TIMEOUT
 
 __all__ = ["add_commands"]
 
@@ -53,6 +53,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help=f"requests of a test that do not depend on each other sent at once, at most N (default "
         f"{DEFAULT_CONCURRENCY}; 1: one after another)",
+    )
+    certify.add_argument(
+        "--backoff",
+        type=float,
+        default=DEFAULT_BACKOFF,
+        metavar="SECONDS",
+        help=f"wait after a 429 without Retry-After, doubled with each 429 in a row up to 30 s (default "
+        f"{DEFAULT_BACKOFF:g}); a 429 with Retry-After is waited out as it says",
     )
     certify.add_argument("-k", dest="keyword", metavar="EXPR", help="only the tests matching this pytest -k expression")
     certify.add_argument(
@@ -130,6 +138,7 @@ def run_certify_command(args: argparse.Namespace) -> int:
             delivery_timeout=args.delivery_timeout,
             workers=args.workers,
             concurrency=args.concurrency,
+            backoff=args.backoff,
             keyword=args.keyword,
             requirements=tuple(args.requirement),
             examples=args.examples,

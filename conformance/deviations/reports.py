@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -444,6 +445,37 @@ def retry_after_missing(app: web.Application, settings: Any) -> None:
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         if is_report_order(request) and orders.check(request.remote or "") is not None:
             return problem(429, "the gateway rate limit is exceeded")
+        response = await handler(request)
+        if response.status == 429:
+            response.headers.popall(hdrs.RETRY_AFTER, None)
+        return response
+
+    add_outer_middleware(app, middleware)
+
+
+WINDOW_ORDERS, WINDOW_SECONDS = 100, 12.0
+
+
+@deviation(
+    "retry-after-missing-in-a-window",
+    f"orders beyond {WINDOW_ORDERS} in a window of {WINDOW_SECONDS:g} s from one address are refused with 429 until "
+    "the window ends, and no 429 carries Retry-After (the quota is not shown)",
+    breaks="ERIS-ERR-307",
+)
+def retry_after_missing_in_a_window(app: web.Application, settings: Any) -> None:
+    # a gateway counting in windows, as met in the field: a client that retries after a second or two, three
+    # times, is still refused when the window is long; one that backs off longer is let through
+    windows: dict[str, tuple[float, int]] = {}
+
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if is_report_order(request):
+            now, client = time.monotonic(), request.remote or ""
+            opened, count = windows.get(client, (now, 0))
+            if now - opened >= WINDOW_SECONDS:
+                opened, count = now, 0
+            windows[client] = (opened, count + 1)
+            if count >= WINDOW_ORDERS:
+                return problem(429, "the gateway rate limit is exceeded")
         response = await handler(request)
         if response.status == 429:
             response.headers.popall(hdrs.RETRY_AFTER, None)

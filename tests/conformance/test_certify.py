@@ -32,6 +32,7 @@ from conformance.cli import main
 from conformance.embedded import free_port
 from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
 from conformance.requirements import Requirement, coverage, load_catalogue
+from conformance.settings import DEFAULT_BACKOFF
 from conformance.traffic import Exchange
 
 pytestmark = pytest.mark.slow  # each test here certifies through eris certify
@@ -594,6 +595,8 @@ def test_bad_options_are_exit_2_in_one_line(tmp_path, capsys, monkeypatch):
     assert "cannot read the expected failures" in _one_error_line(capsys.readouterr())
     assert main(["certify", *out, "--delivery-timeout", "0"]) == 2
     assert "--delivery-timeout must be more than 0" in _one_error_line(capsys.readouterr())
+    assert main(["certify", *out, "--backoff", "0"]) == 2
+    assert "--backoff must be more than 0 seconds, not 0" in _one_error_line(capsys.readouterr())
     assert main(["certify", *out, "--suite", str(tmp_path / "nowhere")]) == 2
     assert "is not a folder" in _one_error_line(capsys.readouterr())
     monkeypatch.setattr("importlib.util.find_spec", lambda name, *args: None)
@@ -680,6 +683,9 @@ def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedd
     assert "was not answered 599" in entries["ERIS-PARTY-003"]["message"]
     assert entries["ERIS-PARTY-009"]["status"] == "skipped"  # INFO
     assert entries["ERIS-TYPE-001"]["status"] == "not-tested"
+    # the back-off after a 429 without Retry-After is the suite's choice: the report states it
+    assert document["run"]["backoff_s"] == DEFAULT_BACKOFF
+    assert f"without Retry-After {DEFAULT_BACKOFF:g} s, doubling" in document["run"]["backoff"]
     nodeids = {test["nodeid"] for entry in entries.values() for test in entry["tests"]}
     assert nodeids == {
         "pkg/suite/test_probe.py::test_parties_are_read",
@@ -699,6 +705,7 @@ def test_end_to_end_the_embedded_reference_is_certified_with_every_output(embedd
 
     page = (out / "report.html").read_text("utf-8")
     assert "<h1>Non-conformant</h1>" in page
+    assert "<dt>Back-off</dt>" in page and escape(document["run"]["backoff"]) in page
     _assert_only_the_reports_own_script(page)
     assert "&lt;script&gt;" in page and "curl -i -X POST" in page
     assert "testsuite" in (out / "junit.xml").read_text("utf-8")

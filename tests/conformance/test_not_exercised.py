@@ -363,3 +363,40 @@ def _skip_messages(junit: Path) -> dict[str, str]:
         if skipped is not None:
             messages[f"{case.get('classname')}::{case.get('name')}"] = skipped.get("message") or ""
     return messages
+
+
+def test_a_data_entry_the_target_answers_404_for_is_not_exercised_and_named(tmp_path):
+    """A typo in the vendor's own [data] is not the target's failure: the warehouse document that
+    warehouse-documents-not-listed hides from every read, named with a wrong value, is answered 404 by PATCH. The
+    run is incomplete, and its message names the entry and its value, so that the vendor tells a typo from a
+    defect."""
+    from conformance.embedded import EmbeddedReference
+    from conformance.target import load_target
+
+    out = tmp_path / "out"
+    with EmbeddedReference(("warehouse-documents-not-listed",)) as server:
+        named = load_target(server.description).data["warehouse_document"]
+        wrong = f"{named.partition('|')[0]}|NO-SUCH-DOCUMENT-eris"
+        description = tmp_path / "target.toml"
+        text = server.description.read_text("utf-8")
+        description.write_text(text.replace(json.dumps(named), json.dumps(wrong)), "utf-8")
+        result = _run(
+            "--config",
+            str(description),
+            "--examples",
+            "0",
+            "-k",
+            "test_patch_changes_the_status_of_a_warehouse_document",
+            "--report-dir",
+            str(out),
+            cwd=tmp_path,
+        )
+    assert result.returncode == 3, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Traceback" not in result.stdout + result.stderr
+    document = json.loads((out / "certification.json").read_text("utf-8"))
+    assert document["summary"]["failed_must"] == []
+    gaps = {gap["requirement"]: gap for gap in document["summary"]["not_exercised"]}
+    gap = gaps["ERIS-DOC-W-001"]
+    assert f'[data] warehouse_document = "{wrong}"' in gap["reason"], gap
+    assert "answered 404 to PATCH /v1/document-references" in gap["reason"], gap
+    assert gap["to_exercise"].startswith(WAREHOUSE), gap

@@ -146,6 +146,16 @@ MET_ON_THE_WAY = {
     "capabilities-without-version-prefix": ("ERIS-READ-001", "ERIS-ACCESS-003"),
     "party-attribute-type-crm": ("ERIS-FILTER-004",),
     "document-space-as-text": ("ERIS-DOC-W-002",),
+    # the category filter's test reads the category in the form served: the shape is ERIS-ASSET-002's alone
+    "allocation-category-as-one-object": ("ERIS-ASSET-007",),
+    # the orders after the burst meet the gateway's window until the suite's own back-off outlasts it
+    "retry-after-missing-in-a-window": (
+        "ERIS-ERR-001",
+        "ERIS-ERR-301",
+        "ERIS-ERR-305",
+        "ERIS-REPORT-002",
+        "ERIS-REPORT-006",
+    ),
 }
 """Run with the tests of these requirements too, a fault must still fail its own requirement only."""
 

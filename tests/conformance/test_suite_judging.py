@@ -19,7 +19,7 @@ from conformance.suite.support.reads import (
     reference_identifiers,
     string_attributes,
 )
-from conformance.suite.support.writes import codes
+from conformance.suite.support.writes import codes, has_coding
 
 TYPE_SYSTEM = "https://erp.example.com/fhir/vocab/party-type"
 
@@ -113,6 +113,22 @@ def test_codes_are_the_text_codes_of_a_concept_whatever_else_its_codings_hold():
     assert codes(concept) == codes(concept, "s") == {"active"}
     assert codes(concept, "other") == set()
     assert codes(["not", "a", "concept"]) == set()
+
+
+def test_an_element_in_the_other_shape_is_read_as_served():
+    """A shape defect fails the shape's requirement, not a check that reads the element: `category` served as one
+    CodeableConcept where the contract has `category[]` failed ERIS-ASSET-007 (its filter) in the field too."""
+    concept = {"coding": [{"system": "s", "code": "LOK"}]}
+    assert codes(concept, "s") == codes([concept], "s") == {"LOK"}
+    assert codes({"coding": {"system": "s", "code": "LOK"}}, "s") == {"LOK"}  # a Coding where coding[] is
+    assert codings(concept) == codings([concept]) == [("s", "LOK")]
+    assert has_coding(concept, "s", "LOK") and has_coding([concept], "s", "LOK")
+    one = {"identifier": [{"system": "nip", "value": "7251801126"}]}  # an Identifier array where one is expected
+    assert reference_identifiers(one) == [("nip", "7251801126")]
+    allocation = {"category": concept}
+    category = Filter("category", "coded", "category")
+    assert matches(None, category, allocation, "s|LOK", "FixedAssetAllocation")  # type: ignore[arg-type]
+    assert not matches(None, category, allocation, "s|MPK", "FixedAssetAllocation")  # type: ignore[arg-type]
 
 
 def test_a_member_in_another_shape_than_an_object_holds_nothing():

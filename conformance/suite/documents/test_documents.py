@@ -312,6 +312,15 @@ def test_patch_changes_the_status_of_a_warehouse_document(
         answered = f"PATCH {DOCUMENTS} answered {response.status_code}: {response.text[:300]}"
         if 200 < response.status_code < 300:
             findings.add("ERIS-WRITE-001", answered)
+        elif response.status_code == 404 and document is None:
+            # the document of [data], which no read finds: a typo of the description is not the target's failure
+            not_exercised(
+                f"the target answered 404 to PATCH {DOCUMENTS} for the warehouse document named in "
+                f"{target.entry_text(WAREHOUSE_DOCUMENT)}, and GET {DOCUMENTS}?identifier={token(*key)} finds no "
+                "such document: the entry names no document the target holds (a typo?)",
+                exercise=f"[data] {WAREHOUSE_DOCUMENT}: the identifier (system|value) of a warehouse document the "
+                "target holds",
+            )
         elif response.status_code != 200:
             # a 4xx refuses the body the contract gives ("identifier (namespace and document id), status, type")
             findings.add("ERIS-DOC-W-001" if 400 <= response.status_code < 500 else "ERIS-DOC-006", answered)

@@ -295,11 +295,22 @@ def test_document_content_of_a_document_without_content_is_a_404(
             exercise=f"[data] {WITHOUT_CONTENT}",
         )
     response = _content(api, *named)
+    if response.status_code == 404 and not api.read_identified(
+        FIXED_ASSET_DOCUMENTS, *named, resource_type="FixedAssetDocument"
+    ):
+        # a 404 for an identifier the target does not hold says nothing of a document without content
+        not_exercised(
+            f"the target answered 404 to $document-content for the document named in "
+            f"{target.entry_text(WITHOUT_CONTENT)}, and GET {FIXED_ASSET_DOCUMENTS}?identifier={token(*named)} finds "
+            "no such document: the entry names no document the target holds (a typo?)",
+            exercise=f"[data] {WITHOUT_CONTENT}: the identifier (system|value) of a fixed-asset document the target "
+            "holds, without content",
+        )
     if response.status_code != 404:
         findings.add(
             "ERIS-ERR-201",
-            f"$document-content of {token(*named)}, named in [data] {WITHOUT_CONTENT} as a document without "
-            f"content, answered {response.status_code}, not 404",
+            f"$document-content of {token(*named)}, named in {target.entry_text(WITHOUT_CONTENT)} as a document "
+            f"without content, answered {response.status_code}, not 404",
         )
     findings.check()
 

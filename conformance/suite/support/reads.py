@@ -111,7 +111,8 @@ def as_list(value: Any) -> list[Any]:
 
 
 def codings(element: Any) -> list[Pair]:
-    """(system, code) of every coding of a CodeableConcept or a list of them."""
+    """(system, code) of every coding of a CodeableConcept or a list of them, in the form served: one object where
+    an array is expected, or the reverse, holds its codings still (the shape is its own requirement's finding)."""
     found = []
     for concept in as_list(element):
         for coding in as_list(concept.get("coding") if isinstance(concept, dict) else None):
@@ -133,16 +134,18 @@ def identifiers(item: Item) -> list[Pair]:
 
 
 def reference_identifiers(element: Any) -> list[Pair]:
-    """(system, value) of the identifier of a Reference or of each Reference of a list."""
+    """(system, value) of the identifier of a Reference or of each Reference of a list. Read in the form served:
+    an identifier array where one Identifier is expected holds its identifiers still (the shape is the
+    validator's finding, not a filter's)."""
     found = []
     for reference in as_list(element):
-        identifier = reference.get("identifier") if isinstance(reference, dict) else None
-        if (
-            isinstance(identifier, dict)
-            and isinstance(identifier.get("system"), str)
-            and isinstance(identifier.get("value"), str)
-        ):
-            found.append((identifier["system"], identifier["value"]))
+        for identifier in as_list(reference.get("identifier") if isinstance(reference, dict) else None):
+            if (
+                isinstance(identifier, dict)
+                and isinstance(identifier.get("system"), str)
+                and isinstance(identifier.get("value"), str)
+            ):
+                found.append((identifier["system"], identifier["value"]))
     return found
 
 

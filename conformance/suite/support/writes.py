@@ -114,22 +114,28 @@ def token(system: str, value: str) -> str:
 
 
 def codes(concept: Any, system: str | None = None) -> set[str]:
-    """The codes of a CodeableConcept (of `system` only, when given); a coding without a text code has none."""
-    if not isinstance(concept, dict):
-        return set()
+    """The codes of a CodeableConcept, or of a list of them (of `system` only, when given); a coding without a
+    text code has none. Read in the form served: one object where an array is expected, or an array where one
+    object is, holds its codings still; the shape is its own requirement's finding (the validator's), and a
+    check of a filter or a value must not fail on it too."""
     return {
         coding["code"]
-        for coding in concept.get("coding") or []
+        for one in _one_or_many(concept)
+        if isinstance(one, dict)
+        for coding in _one_or_many(one.get("coding"))
         if isinstance(coding, dict)
         and isinstance(coding.get("code"), str)
         and (system is None or coding.get("system") == system)
     }
 
 
+def _one_or_many(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
 def has_coding(concepts: Any, system: str, code: str) -> bool:
     """Whether a CodeableConcept, or any of a list of them, holds the coding system|code."""
-    listed = concepts if isinstance(concepts, list) else [concepts]
-    return any(code in codes(concept, system) for concept in listed)
+    return code in codes(concepts, system)
 
 
 def display_name(party: dict[str, Any]) -> str | None:
