@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 
 from conformance.outcomes import data_served
-from conformance.plugin import Findings, not_exercised
+from conformance.plugin import Findings, exercised, not_exercised
 from conformance.suite.support.discovery import Discovery, skip_without
 from conformance.suite.support.filters import (
     FILTERS,
@@ -40,9 +40,9 @@ from conformance.suite.support.reads import (
     list_read,
     list_reads,
     names_parameter,
-    string_attributes,
     token,
 )
+from conformance.suite.support.typed_values import typed_attributes
 from profiles import load_contract
 
 _UNCHECKED = unchecked_parameters()
@@ -218,8 +218,9 @@ def test_repeated_attribute_filters_must_all_match(discovery: Discovery, read: L
     found = discovery.api.read_all(read.path, params)
     shown = f"GET {read.path}?attribute={token(*first)}&attribute={token(*second)}"
     assert item.get("id") in ids(found), f"{shown} did not find {item.get('id')}, which has both"
-    wrong = [i.get("id") for i in found if not {first, second} <= set(string_attributes(i))]
+    wrong = [i.get("id") for i in found if not {first, second} <= set(typed_attributes(i))]
     assert not wrong, f"{shown} answered items that lack one of the two attributes: {wrong}"
+    exercised(FORM, "attribute may repeat", value=f"{token(*first)}, {token(*second)}", request=shown)
 
 
 # -- required parameters --------------------------------------------------------------------------
