@@ -145,7 +145,12 @@ def test_a_value_set_not_available_is_a_404(discovery: Discovery, parameter: str
     assert response.status_code == 404, f"GET /v1/value-sets?{parameter}={url} answered {response.status_code}"
 
 
-SET_VALUES = {"id": "an id", "owner": "an owner", "status": "a status", "attribute": "an attribute with a string value"}
+SET_VALUES = {
+    "id": "an id",
+    "owner": "an owner",
+    "status": "a status",
+    "attribute": "an attribute with a string, number or boolean value",
+}
 """What the filter by each parameter needs a set to carry."""
 
 
