@@ -31,12 +31,12 @@ READ_PATHS: dict[str, str] = {read.path: read.item_type for read in list_reads()
 # (profiles.openapi_index); where the contract does not show what a parameter looks at, or does not list a
 # parameter at all, this implementation chooses: party-profile (the referenced Party's profile), participant (a
 # PartyRole, or the Party it plays), modified (time of the last change), date-from (a date element on or after),
-# ignored.
+# usage (a string, or a Coding's code and system|code, or an object's string members), ignored.
 OWN_CHOICES: dict[str, dict[str, tuple[str, str]]] = {
     "Party": {"lastModified": ("modified", "")},
     "PartyRole": {"profile": ("party-profile", "party")},
     "Location": {"contained": ("identifier", "contained.identifier")},
-    "NamingSystem": {"usage": ("string", "usage")},
+    "NamingSystem": {"usage": ("usage", "usage")},
     "GrantAssignment": {"basedOn": ("coded", "basis")},
     "FixedAsset": {"identifier": ("identifier", "identifier"), "owner": ("owner", "owner")},
     "AssetComponent": {"identifier": ("identifier", "identifier"), "owner": ("owner", "owner")},
@@ -62,7 +62,9 @@ def _filters() -> dict[str, dict[str, tuple[str, str]]]:
 
 FILTERS: dict[str, dict[str, tuple[str, str]]] = _filters()
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_INDEXED_KINDS = {"identifier", "owner", "attribute", "coded", "reference", "participant", "string", "date-from"}
+_INDEXED_KINDS = {
+    *("identifier", "owner", "attribute", "coded", "reference", "participant", "string", "date-from", "usage")
+}
 
 
 def page_number(raw: str | None, default: int, limit: int) -> int:
@@ -140,8 +142,14 @@ def _tokens_of(param: str, kind: str, value: Any) -> Iterator[tuple[str, str, st
         text = raw if isinstance(raw, str) else json.dumps(raw)
         for code in codes_of(value.get("code")):  # a bare code, a Coding or a CodeableConcept: all are fair
             yield param, code, text
-    elif kind in ("string", "date-from") and isinstance(value, str):
+    elif kind in ("string", "date-from", "usage") and isinstance(value, str):
         yield param, "", value
+    elif kind == "usage" and isinstance(value, dict):
+        if isinstance(value.get("code"), str):
+            yield param, str(value.get("system", "")), value["code"]
+        for name, member in value.items():
+            if isinstance(member, str) and name not in ("system", "code"):
+                yield param, "", member
 
 
 def _split(parameter: str, raw: str, *, pipe_required: bool = False) -> tuple[str | None, str]:
@@ -198,7 +206,7 @@ class QueryBuilder:
     def _condition(self, resource_type: str, parameter: str, kind: str, raw: str) -> Condition | None:
         if kind == "ignored":
             return None
-        if kind in ("identifier", "reference", "string"):
+        if kind in ("identifier", "reference", "string", "usage"):
             system, value = _split(parameter, raw)
             return self.store.token_condition(parameter, [(system, value)])
         if kind == "attribute":

@@ -17,8 +17,8 @@ from conformance.suite.support.reads import (
     identifiers,
     names_parameter,
     reference_identifiers,
-    string_attributes,
 )
+from conformance.suite.support.typed_values import typed_attributes
 from conformance.suite.support.writes import codes, has_coding
 
 TYPE_SYSTEM = "https://erp.example.com/fhir/vocab/party-type"
@@ -102,7 +102,8 @@ def test_element_access_takes_what_is_well_formed_and_ignores_the_rest():
     assert identifiers(ITEM) == [("urn:oid:1.2.616.1.113769.4.7.1", "K-1")]
     assert codings(ITEM["type"]) == [(TYPE_SYSTEM, "finance")]
     assert codings(ITEM["status"]) == [("s", "active")]  # a coding without a system is no system|code pair
-    assert string_attributes(ITEM) == [("finance", "42")]  # code|value says nothing of non-strings
+    # a number in its JSON text; a code holding "|" cannot be told from its value in code|value
+    assert typed_attributes(ITEM) == [("finance", "42"), ("x", "7")]
     assert reference_identifiers(ITEM["party"]) == [("nip", "7251801126")]
     assert reference_identifiers([ITEM["party"], {"reference": "Party/1"}]) == [("nip", "7251801126")]
 

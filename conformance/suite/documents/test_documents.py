@@ -15,12 +15,11 @@ from typing import Any
 import pytest
 
 from conformance.plugin import Api, Findings, not_exercised
-from conformance.suite.support.reads import string_attributes
+from conformance.suite.support.typed_values import typed_attributes
 from conformance.suite.support.writes import (
     codes,
     has_identifier,
     identifiers,
-    installation_systems,
     namespace_system,
     namespace_systems,
     only,
@@ -92,10 +91,10 @@ def test_document_references_read_by_identifier(api: Api, contract: Contract) ->
 @pytest.mark.requirement("ERIS-DOC-004", "ERIS-BASE-003")
 def test_document_references_read_by_external_system_name_and_other_attributes(api: Api) -> None:
     documents = _documents(api)
-    pairs = {pair for d in documents for pair in string_attributes(d)}
+    pairs = {pair for d in documents for pair in typed_attributes(d)}
     if not pairs:
         not_exercised(
-            f"no document listed by GET {DOCUMENTS} carries an attribute with a string value",
+            f"no document listed by GET {DOCUMENTS} carries an attribute with a string, number or boolean value",
             exercise=f"data served by GET {DOCUMENTS}: a document with an attribute",
         )
     chosen = sorted(pairs, key=lambda pair: (pair[0] != "external-system-name", pair))[:3]
@@ -108,7 +107,7 @@ def test_document_references_read_by_external_system_name_and_other_attributes(a
 
 
 def _has_attribute(document: dict[str, Any], code: str, value: str) -> bool:
-    return (code, value) in string_attributes(document)
+    return (code, value) in typed_attributes(document)
 
 
 @pytest.mark.requirement("ERIS-DOC-004", "ERIS-FILTER-002")
@@ -127,29 +126,6 @@ def test_document_references_read_by_type(api: Api, contract: Contract, vocabula
     assert document.get("id") in _ids(items), f"GET {DOCUMENTS}?type={system}|{code} misses {document.get('id')}"
     strangers = [item.get("id") for item in items if code not in codes(item.get("type"), system)]
     assert not strangers, f"GET {DOCUMENTS}?type={system}|{code} returns documents of another type: {strangers}"
-
-
-@pytest.mark.requirement("ERIS-DOC-004")
-def test_document_references_read_by_participant(api: Api, contract: Contract) -> None:
-    internal = installation_systems(contract)
-    documents = _documents(api)
-    named = [
-        (d, (p["identifier"]["system"], p["identifier"]["value"]))
-        for d in documents
-        for p in d.get("participant") or []
-        if isinstance(p, dict)
-        and isinstance(p.get("identifier"), dict)
-        and p["identifier"].get("system") in internal
-        and isinstance(p["identifier"].get("value"), str)
-    ]
-    if not named:
-        not_exercised(
-            f"no document listed by GET {DOCUMENTS} names a participant in an internal Party namespace",
-            exercise=f"data served by GET {DOCUMENTS}: a document with a participant",
-        )
-    document, key = named[0]
-    items = _documents(api, participant=token(*key))
-    assert document.get("id") in _ids(items), f"GET {DOCUMENTS}?participant={token(*key)} misses {document.get('id')}"
 
 
 # -- POST of an HR inbox document ----------------------------------------------------------------------------

@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.plugin import Api, Findings, not_exercised
+from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
+from conformance.suite.support.typed_values import typed_attributes
 from conformance.suite.support.writes import (
     DOCUMENT_CONTENT,
     FIXED_ASSET_DOCUMENTS,
@@ -228,19 +229,28 @@ def test_fixed_asset_documents_read_by_identifier_owner_and_attribute(api: Api, 
 @pytest.mark.requirement("ERIS-ASSET-011")
 def test_document_content_of_a_document_with_content(api: Api, contract: Contract) -> None:
     """Every listed document is asked for its content; each that has some answers exactly one attachment, with
-    format=blob too and with the owner keeping the register. One whose read shows no content may answer 404."""
+    format=blob too, with the owner keeping the register, and with the document's own attributes as code|value.
+    One whose read shows no content may answer 404."""
     keyed = _keyed(api, contract)
     checked = 0
+    done: set[str] = set()
     for key, document in keyed:
         response = _content(api, *key)
         if not _shows_content(document) and not _holds_content(response):
             continue  # no content, by its 404 or by a 200 holding none: the 404's test judges that answer
         attachment = _assert_content(api, response, *key)
         checked += 1
+        _exercised_content(done, "identifier", {"identifier": token(*key)})
         shown = [a.get("data") for a in _attachments(document) if a.get("data")]
         if shown:
             assert attachment["data"] in shown, f"$document-content of {token(*key)} is not the content its read shows"
         _assert_content(api, _content(api, *key, format="blob"), *key)
+        _exercised_content(done, "format", {"identifier": token(*key), "format": "blob"})
+        # "attribute (optional, repeatable, code|value, for example schema|<schema>)": the document's own
+        # attributes, a number or a boolean in its JSON text; what else it selects is not shown
+        for pair in typed_attributes(document)[:2]:
+            _assert_content(api, _content(api, *key, attribute=token(*pair)), *key)
+            _exercised_content(done, "attribute", {"identifier": token(*key), "attribute": token(*pair)})
         owners = [
             o["identifier"]["value"]
             for o in document.get("owner") or []
@@ -250,12 +260,31 @@ def test_document_content_of_a_document_with_content(api: Api, contract: Contrac
         ]
         if owners:
             _assert_content(api, _content(api, *key, owner=token(nip_system(contract), owners[0])), *key)
+            _exercised_content(
+                done, "owner", {"identifier": token(*key), "owner": token(nip_system(contract), owners[0])}
+            )
+    if checked:
+        for clause, what in (("owner", "an owner by its NIP"), ("attribute", "an attribute")):
+            if clause in done:
+                continue
+            clause_not_exercised(
+                "ERIS-ASSET-011",
+                clause,
+                f"no fixed-asset document with content listed by GET {FIXED_ASSET_DOCUMENTS} has {what}",
+                exercise=f"data served by GET {FIXED_ASSET_DOCUMENTS}: a document with content and {what}",
+            )
     if not checked:
         not_exercised(
             f"no fixed-asset document listed by GET {FIXED_ASSET_DOCUMENTS} ({len(keyed)} with an identifier in the "
             "FixedAssetDocument.Id namespace) has content, by its read or by $document-content",
             exercise="a fixed-asset document with a scan in the target's data",
         )
+
+
+def _exercised_content(done: set[str], clause: str, params: dict[str, str]) -> None:
+    done.add(clause)
+    request = f"GET {DOCUMENT_CONTENT}?{'&'.join(f'{k}={v}' for k, v in params.items())}"
+    exercised("ERIS-ASSET-011", clause, value=params[clause], request=request)
 
 
 @pytest.mark.requirement("ERIS-ERR-201", "ERIS-ASSET-011")

@@ -5,9 +5,10 @@ declared for the resource (profiles/resources/<Type>.json, filterVocabularies).
 
 Parameters whose value form the contract does not show (parties lastModified, locations contained,
 document-references statusDate and issueDateFrom, fixed-asset-documents format: FORM_NOT_SHOWN) are not
-sent. Capabilities and grant assignments are in access/test_access.py; naming systems and value sets in
-master_data/test_terminology.py. Error bodies of the read side have no shape in the contract: a 400 is checked
-for its status and for naming the parameter somewhere in its body.
+sent here: locations contained, fixed-asset-documents format and naming-systems usage are in
+test_filter_forms.py, with attribute values of every JSON type. Capabilities and grant assignments are in
+access/test_access.py; value sets in master_data/test_terminology.py. Error bodies of the read side have no
+shape in the contract: a 400 is checked for its status and for naming the parameter somewhere in its body.
 
 What a filtered read answers is checked for what the filter selects, not validated: the shape of the
 items is the envelope test's (test_reads.py), so that an item of a wrong shape fails its own rows and not
@@ -40,9 +41,9 @@ from conformance.suite.support.reads import (
     list_read,
     list_reads,
     names_parameter,
-    string_attributes,
     token,
 )
+from conformance.suite.support.typed_values import typed_attributes
 from profiles import load_contract
 
 _UNCHECKED = unchecked_parameters()
@@ -218,9 +219,9 @@ def test_repeated_attribute_filters_must_all_match(discovery: Discovery, read: L
     found = discovery.api.read_all(read.path, params)
     shown = f"GET {read.path}?attribute={token(*first)}&attribute={token(*second)}"
     assert item.get("id") in ids(found), f"{shown} did not find {item.get('id')}, which has both"
-    wrong = [i.get("id") for i in found if not {first, second} <= set(string_attributes(i))]
+    wrong = [i.get("id") for i in found if not {first, second} <= set(typed_attributes(i))]
     assert not wrong, f"{shown} answered items that lack one of the two attributes: {wrong}"
-    exercised(FORM, "attribute may repeat", value=f"{token(*first)} and {token(*second)}", request=shown)
+    exercised(FORM, "attribute may repeat", value=f"{token(*first)}, {token(*second)}", request=shown)
 
 
 # -- required parameters --------------------------------------------------------------------------

@@ -25,9 +25,9 @@ from conformance.suite.support.reads import (
     ids,
     list_reads,
     reference_identifiers,
-    string_attributes,
     token,
 )
+from conformance.suite.support.typed_values import internal_party_identifiers, typed_attributes
 from profiles.openapi_index import list_reads as index_list_reads
 
 # -- filters --------------------------------------------------------------------------------------
@@ -60,10 +60,6 @@ def _played_profiles(discovery: Discovery, role: Item) -> list[str]:
     ]
 
 
-def _usage(_: Discovery, item: Item) -> list[str]:
-    return [u for u in as_list(item.get("usage")) if isinstance(u, str) and u]
-
-
 def _basis(_: Discovery, item: Item) -> list[str]:
     return [token(*pair) for pair in codings(item.get("basis"))]
 
@@ -71,8 +67,6 @@ def _basis(_: Discovery, item: Item) -> list[str]:
 _SUBSET_SOURCES: dict[tuple[str, str], Callable[[Discovery, Item], list[str]]] = {
     # PartyRole has no profiles in the contract; which profile the filter means is not shown.
     ("/v1/party-roles", "profile"): _played_profiles,
-    # "allowed values of usage and the shape of its items: not shown"
-    ("/v1/naming-systems", "usage"): _usage,
     # GrantAssignment has no element basedOn; that it looks at `basis` is not shown.
     ("/v1/grant-assignments", "basedOn"): _basis,
 }
@@ -128,10 +122,6 @@ def reference_key_identifiers(discovery: Discovery, party: Item) -> list[Pair]:
     return [pair for pair in identifiers(party) if discovery.contract.is_reference_key(pair[0], profiles)]
 
 
-def _installation_prefix(discovery: Discovery) -> str:
-    return f"urn:oid:1.2.616.1.113769.4.{discovery.contract.installation.number}."
-
-
 def values_of(discovery: Discovery, flt: Filter, item: Item, resource_type: str) -> list[str]:
     """The values of `flt` that `item` carries: filtering by any of them must find it. A system holding "|"
     cannot be told from its value in the form `system|value`: no value of it is taken."""
@@ -147,8 +137,8 @@ def _values_of(discovery: Discovery, flt: Filter, item: Item, resource_type: str
         return [token(*pair) for pair in reference_identifiers(item.get("owner"))]
     if flt.kind == "reference":
         pairs = reference_identifiers(item.get(flt.element))
-        if flt.internal_namespaces_only:
-            pairs = [p for p in pairs if p[0].startswith(_installation_prefix(discovery))]
+        if flt.internal_namespaces_only:  # a PartyRole named stands for the Party it plays (GET /v1/party-roles)
+            pairs = internal_party_identifiers(discovery, pairs)
         return [token(*pair) for pair in pairs]
     if flt.kind == "coded":
         # "Coded filters type and status are resolved against the vocabularies declared for the resource. A
@@ -174,7 +164,7 @@ def _values_of(discovery: Discovery, flt: Filter, item: Item, resource_type: str
 
 
 def sound_attributes(discovery: Discovery, item: Item, resource_type: str) -> list[Pair]:
-    """`string_attributes` of `item` but those the validator finds broken: a code outside its value set is that
+    """`typed_attributes` of `item` but those the validator finds broken: a code outside its value set is that
     requirement's defect, and a filter by the code served tells nothing about the filter."""
     broken = set()
     for issue in discovery.validator.validate(item, resource_type=resource_type):
@@ -182,7 +172,7 @@ def sound_attributes(discovery: Discovery, item: Item, resource_type: str) -> li
         if issue.is_error and len(steps) > 2 and steps[1] == "attribute" and steps[2].isdigit():
             broken.add(int(steps[2]))
     kept = [attribute for position, attribute in enumerate(as_list(item.get("attribute"))) if position not in broken]
-    return string_attributes({"attribute": kept})
+    return typed_attributes({"attribute": kept})
 
 
 def matches(discovery: Discovery, flt: Filter, item: Item, value: str, resource_type: str) -> bool:
@@ -202,7 +192,7 @@ def matches(discovery: Discovery, flt: Filter, item: Item, value: str, resource_
     if flt.kind == "coded":
         return wanted in codings(item.get(flt.element))
     if flt.kind == "attribute":
-        return wanted in string_attributes(item)
+        return wanted in typed_attributes(item)
     raise AssertionError(f"unknown filter kind {flt.kind}")
 
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx
 
-from profiles.coded import codes_of
 from profiles.openapi_index import list_reads as index_list_reads
 from profiles.openapi_index import openapi_document, operations
 
@@ -147,18 +146,6 @@ def reference_identifiers(element: Any) -> list[Pair]:
             ):
                 found.append((identifier["system"], identifier["value"]))
     return found
-
-
-def string_attributes(item: Item) -> list[Pair]:
-    """(code, value) of the attributes whose value is a string: `code|value` says nothing of other values.
-    The code may be a bare code, a Coding or a CodeableConcept (Attribute's structure is not shown)."""
-    return [
-        (code, a["value"])
-        for a in as_list(item.get("attribute"))
-        if isinstance(a, dict) and isinstance(a.get("value"), str)
-        for code in codes_of(a.get("code"))
-        if "|" not in code
-    ]
 
 
 # -- error bodies ---------------------------------------------------------------------------------
