@@ -12,6 +12,7 @@ from typing import Any
 from conformance.outcomes import Blocked
 from conformance.plugin import Findings
 from conformance.suite.support.discovery import Discovery, discriminating, skip_without
+from conformance.suite.support.discrimination import check_discrimination
 from conformance.suite.support.reads import (
     Item,
     ListRead,
@@ -270,6 +271,8 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> None:
     discovery.api.concurrently([partial(check, item, value) for item, value in chosen])
     if flt.kind == "owner":
         _check_an_owner_of_nothing(discovery, read, flt, items)
+    match = partial(matches, discovery, flt, resource_type=read.resource_type)
+    check_discrimination(discovery, read, flt, chosen, match)
 
 
 def _not_listed(discovery: Discovery, read: ListRead, params: dict[str, str], found: set[Any]) -> set[Any]:
