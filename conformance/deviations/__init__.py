@@ -46,6 +46,7 @@ _MODULES = (
     "filters_ignored",
     "served_data",
     "write_choices",
+    "filter_matches",
 )
 _REGISTRY: dict[str, Deviation] = {}
 
