@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from conformance.served_values import installation_arcs, strings
 from conformance.suite.support.discovery import Discovery
@@ -30,12 +30,22 @@ from conformance.suite.support.reads import (
     token,
 )
 
-if TYPE_CHECKING:
-    from conformance.suite.support.filters import Filter
+
+class Filter(Protocol):
+    """What is asked of a filter of the table (conformance.suite.support.filters.Filter, which calls this module)."""
+
+    @property
+    def parameter(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def element(self) -> str: ...
+    @property
+    def internal_namespaces_only(self) -> bool: ...
+
 
 FIXED_MATCH = ("identifier", "owner", "reference", "coded", "attribute", "profile")
 """The kinds of filter whose match the contract fixes (x-eris-filter of openapi.json)."""
-NAMESPACED = ("identifier", "owner", "reference")
 Match = Callable[[Item, str], bool]
 """Whether an item matches a value of the filter (conformance.suite.support.filters.matches)."""
 
