@@ -47,6 +47,7 @@ _MODULES = (
     "served_data",
     "write_choices",
     "filter_forms",
+    "filter_matches",
 )
 _REGISTRY: dict[str, Deviation] = {}
 

@@ -65,6 +65,16 @@ def ignore_filter(
     """Values of `parameter` for which `ignored` holds are still checked (a bad one is a 400, a required
     parameter stays required) but then select nothing: the list read answers as if they were not given. The
     writes and operations that find a resource by the same parameters (PATCH, $document-content) still do."""
+    read_filter_as(app, resource_type, parameter, lambda values: [value for value in values if not ignored(value)])
+
+
+def read_filter_as(
+    app: web.Application, resource_type: str, parameter: str, change: Callable[[list[str]], list[str]]
+) -> None:
+    """The list reads of `resource_type` check the values of `parameter` as sent (a bad one is a 400, a required
+    parameter stays required), then select by `change(values)` instead (no value: as if the parameter were not
+    given). The writes and operations that find a resource by the same parameters (PATCH, $document-content) do
+    not change."""
 
     async def mark(request: web.Request, handler: Handler) -> web.StreamResponse:
         # a list read, not an operation such as $document-content
@@ -74,17 +84,17 @@ def ignore_filter(
         finally:
             _IN_LIST_READ.reset(marked)
 
-    def change(conditions: Conditions, type_: str, query: Query) -> list[Condition]:
+    def changed(conditions: Conditions, type_: str, query: Query) -> list[Condition]:
         checked = conditions(type_, query)
         if type_ != resource_type or parameter not in query or not _IN_LIST_READ.get():
             return checked
         kept = {name: values for name, values in query.items() if name != parameter}
-        if remaining := [value for value in query[parameter] if not ignored(value)]:
+        if remaining := change(list(query[parameter])):
             kept[parameter] = remaining
         return conditions(type_, kept)
 
     add_middleware(app, mark)
-    _change_conditions(app, change)
+    _change_conditions(app, changed)
 
 
 def _all_of(conditions: list[Condition]) -> Condition:

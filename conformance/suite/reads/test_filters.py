@@ -6,9 +6,10 @@ declared for the resource (profiles/resources/<Type>.json, filterVocabularies).
 Parameters whose value form the contract does not show (parties lastModified, locations contained,
 document-references statusDate and issueDateFrom, fixed-asset-documents format: FORM_NOT_SHOWN) are not
 sent here: locations contained, fixed-asset-documents format and naming-systems usage are in
-test_filter_forms.py, with attribute values of every JSON type. Capabilities and grant assignments are in
-access/test_access.py; value sets in master_data/test_terminology.py. Error bodies of the read side have no
-shape in the contract: a 400 is checked for its status and for naming the parameter somewhere in its body.
+test_filter_forms.py, with attribute values of every JSON type; the date filters are sent with the items' own
+dates in test_date_filters.py. Capabilities and grant assignments are in access/test_access.py; value sets in
+master_data/test_terminology.py. Error bodies of the read side have no shape in the contract: a 400 is checked
+for its status and for naming the parameter somewhere in its body.
 
 What a filtered read answers is checked for what the filter selects, not validated: the shape of the
 items is the envelope test's (test_reads.py), so that an item of a wrong shape fails its own rows and not

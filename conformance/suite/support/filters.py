@@ -15,6 +15,7 @@ from conformance.outcomes import Blocked, what_would_exercise
 from conformance.plugin import Findings, exercised
 from conformance.suite.support.clauses import leave_parameter, record_parameter
 from conformance.suite.support.discovery import Discovery, discriminating, skip_without
+from conformance.suite.support.discrimination import check_discrimination
 from conformance.suite.support.reads import (
     Item,
     ListRead,
@@ -294,6 +295,8 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> list[tupl
     sent = discovery.api.concurrently([partial(check, item, value) for item, value in chosen])
     if flt.kind == "owner":
         _check_an_owner_of_nothing(discovery, read, flt, items)
+    match = partial(matches, discovery, flt, resource_type=read.resource_type)
+    check_discrimination(discovery, read, flt, chosen, match)
     return sent
 
 
