@@ -27,9 +27,9 @@ from conformance.suite.support.reads import (
     codings,
     identifiers,
     reference_identifiers,
-    string_attributes,
     token,
 )
+from conformance.suite.support.typed_values import typed_attributes
 
 
 class Filter(Protocol):
@@ -120,7 +120,7 @@ def _other_namespaces(discovery: Discovery, read: ListRead, flt: Filter, items: 
         served = [pair[0] for item in items for pair in codings(item.get(flt.element))]
         candidates = list(declared) if declared else served
     elif flt.kind == "attribute":
-        candidates = [code for item in items for code, _ in string_attributes(item)]
+        candidates = [code for item in items for code, _ in typed_attributes(item)]
     else:
         candidates = [*_systems_of(items), *_systems_of(discovery.parties), *_published(discovery)]
         if flt.internal_namespaces_only:
