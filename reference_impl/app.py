@@ -90,6 +90,11 @@ class ServerSettings:
     rate_per_second: float = 200.0
     """The gateway rate limit per client (token subject, else address); 0 turns it off."""
     rate_burst: int = 400
+    order_rate_per_second: float = 20.0
+    """Report orders per client beside the rate limit (each starts a generation and an encryption, so a gateway
+    keeps them below reads); in force with the rate limit. A burst of orders meets it on any machine: the 429 and
+    its Retry-After are then always shown, where the general limit is out of reach of a slow client."""
+    order_burst: int = 100
     source_change_every: float = 0.0
     """Seconds between simulated changes of seed data in the source system (each one notified); 0: none."""
     local_root: str | None = None
@@ -158,6 +163,10 @@ def _routes(app: web.Application) -> None:
     app.router.add_post("/v1/reports", order_report)
 
 
+def _is_an_order(request: web.Request) -> bool:
+    return request.method == "POST" and request.path == "/v1/reports"
+
+
 def create_app(settings: ServerSettings | None = None, *, contract: Contract | None = None) -> web.Application:
     """The application; its store opens on startup and closes on cleanup."""
     settings = settings or ServerSettings()
@@ -174,6 +183,8 @@ def create_app(settings: ServerSettings | None = None, *, contract: Contract | N
     middlewares.append(auth_middleware(verifier, policy))
     if settings.rate_per_second > 0:
         middlewares.append(rate_limit_middleware(RateLimiter(settings.rate_per_second, settings.rate_burst)))
+        orders = RateLimiter(settings.order_rate_per_second, settings.order_burst)
+        middlewares.append(rate_limit_middleware(orders, applies=_is_an_order))
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[APPLICATION_KEYS] = keys
     app[writes.WRITE_HOOKS] = []

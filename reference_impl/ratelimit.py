@@ -108,8 +108,9 @@ def client_of(request: web.Request) -> str:
     return f"address:{request.remote or 'unknown'}"
 
 
-def rate_limit_middleware(limiter: RateLimiter) -> Middleware:
-    """Answers 429 Problem Details with `Retry-After` (whole seconds, at least 1) over the limit.
+def rate_limit_middleware(limiter: RateLimiter, *, applies: Callable[[web.Request], bool] | None = None) -> Middleware:
+    """Answers 429 Problem Details with `Retry-After` (whole seconds, at least 1) over the limit; only for the
+    requests `applies` names, when given.
 
     Order: after `auth_middleware`, which puts the claims this middleware keys on, so
     `web.Application(middlewares=[auth_middleware(...), rate_limit_middleware(...)])`. Requests the
@@ -118,6 +119,8 @@ def rate_limit_middleware(limiter: RateLimiter) -> Middleware:
 
     @web.middleware
     async def limit_rate(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if applies is not None and not applies(request):
+            return await handler(request)
         wait = limiter.check(client_of(request))
         if wait is None:
             return await handler(request)

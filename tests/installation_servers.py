@@ -12,7 +12,7 @@ from typing import Any
 from serve_fixtures import RunningServer, seeded_settings
 
 from conformance.deviations import extensions
-from reference_impl.app import APPLICATION_KEYS
+from reference_impl.app import APPLICATION_KEYS, ServerSettings
 from reference_impl.seed import seed_resources
 from reference_impl.tokens import REPORT_RIGHT, mint_token
 
@@ -68,7 +68,11 @@ def serving(
 ) -> Iterator[RunningServer]:
     """The reference implementation of installation `config` with `variants` (conformance/deviations)."""
     config_path = None if config is None else str(config)
-    server = RunningServer(seeded_settings(config=config_path, seed=seed, extensions=extensions(variants)))
+    # the gateway limit of a served installation, as a vendor's has one: the 429 check reaches it
+    settings = seeded_settings(
+        config=config_path, seed=seed, extensions=extensions(variants), rate_per_second=ServerSettings.rate_per_second
+    )
+    server = RunningServer(settings)
     try:
         yield server
     finally:

@@ -191,7 +191,7 @@ def participants_name_roles_of_their_own(app: web.Application, settings: Any) ->
             for participant in document.get("participant") or []:
                 named = participant.get("identifier") if isinstance(participant, dict) else None
                 if participant.get("type") == "PartyRole" and isinstance(named, dict):
-                    participant["identifier"] = renamed.get((named.get("system"), named.get("value")), named)
+                    participant["identifier"] = renamed.get((str(named.get("system")), str(named.get("value"))), named)
         service.load([*roles, *documents])
 
     on_startup(app, stored)

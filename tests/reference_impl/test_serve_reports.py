@@ -224,6 +224,19 @@ def test_the_gateway_limit_is_429_with_retry_after():
     assert int(limited.headers["Retry-After"]) >= 1
 
 
+def test_orders_have_a_quota_of_their_own_below_the_gateway_limit():
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    settings = seeded_settings(rate_per_second=1000, rate_burst=1000, order_rate_per_second=0.5, order_burst=2)
+    with running(settings) as server:
+        headers = auth(server)
+        answers = [post(server, order(key), headers=headers) for _ in range(4)]
+        read = server.client.get("/v1/parties", headers=headers)
+    statuses = [a.status_code for a in answers]
+    assert statuses[:2] == [202, 202] and 429 in statuses[2:], statuses
+    assert int(next(a for a in answers if a.status_code == 429).headers["Retry-After"]) >= 1
+    assert read.status_code == 200  # reads are under the gateway's own limit only
+
+
 # -- delivery -------------------------------------------------------------------------------------------
 
 
