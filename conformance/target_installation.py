@@ -71,6 +71,8 @@ def target_installation(
     notes += [
         f"  the target also publishes {system}, of a kind its data do not show: not used" for system in found.unplaced
     ]
+    notes += [f"  left out: {second}" for second in found.seconds]
+    notes += [f"  warning: {warning}" for warning in found.warnings]
     if unseen:
         notes.append(f"  not discovered, the example installation's values taken: {', '.join(unseen)}")
     notes += [f"  {problem}" for problem in found.problems]
