@@ -189,7 +189,8 @@ def _registries(example: Contract, recognition: Recognition, found: Discovery) -
             if registry.failing:
                 shown = ", ".join(registry.failing[:3]) + (", ..." if len(registry.failing) > 3 else "")
                 found.warnings.append(
-                    f"{len(registry.failing)} values in {placeholder} {registry.system} fail the {key} check "
+                    f"{len(registry.failing)} value{'s' if len(registry.failing) > 1 else ''} in {placeholder} "
+                    f"{registry.system} fail{'' if len(registry.failing) > 1 else 's'} the {key} check "
                     f"({shown}): warnings (identifier-{key}-invalid), as eris validate reports them"
                 )
 

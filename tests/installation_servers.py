@@ -6,13 +6,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from serve_fixtures import RunningServer, seeded_settings
 
 from conformance.deviations import extensions
-from reference_impl.app import APPLICATION_KEYS
+from reference_impl.app import APPLICATION_KEYS, ServerSettings
 from reference_impl.seed import seed_resources
 from reference_impl.tokens import REPORT_RIGHT, mint_token
 
@@ -39,6 +40,10 @@ location = "29"
 cost-center = "30"
 """
 """Every one of the 17 values differs from the shipped example installation (profiles/installation.toml)."""
+
+
+GATEWAY_LIMIT = {f.name: f.default for f in fields(ServerSettings) if f.name in ("rate_per_second", "rate_burst")}
+"""The reference implementation's own gateway limit: a certification reaches it (ERIS-ERR-307), as `eris serve`'s."""
 
 
 def two_installations(other: str) -> Callable[[Any], list[dict[str, Any]]]:
@@ -68,7 +73,8 @@ def serving(
 ) -> Iterator[RunningServer]:
     """The reference implementation of installation `config` with `variants` (conformance/deviations)."""
     config_path = None if config is None else str(config)
-    server = RunningServer(seeded_settings(config=config_path, seed=seed, extensions=extensions(variants)))
+    settings = seeded_settings(config=config_path, seed=seed, extensions=extensions(variants), **GATEWAY_LIMIT)
+    server = RunningServer(settings)
     try:
         yield server
     finally:
