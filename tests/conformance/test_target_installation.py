@@ -21,6 +21,7 @@ from conformance.deviations import declared_data
 from conformance.target import load_target
 from conformance.target_installation import UndecidedInstallation, target_installation
 from profiles import load_installation
+from reference_impl.seed import seed_resources
 
 pytestmark = pytest.mark.slow  # certifications of other installations
 
@@ -185,3 +186,35 @@ def test_init_finds_every_value_of_real_data_and_the_description_certifies(
         assert "# warning: " in described and "identifier-pesel-invalid" in described
     if "warehouse-document-numbers" in variants:
         assert "# left out: urn:oid:1.2.616.1.113769.4.42.31 stands beside another document-reference" in described
+
+
+def _without_a_word_on_nips(contract: Any) -> list[dict[str, Any]]:
+    """The seed data set with nothing that says which system holds the NIPs: no type, no NamingSystem."""
+    nip = contract.installation.values["nip_system"]
+    resources = [r for r in seed_resources(contract) if r.get("system") != nip]
+    for resource in resources:
+        for identifier in resource.get("identifier") or [] if resource.get("resourceType") == "Party" else []:
+            if identifier.get("system") == nip:
+                identifier.pop("type", None)
+    return resources
+
+
+def test_a_value_taken_from_the_example_is_named_by_the_verdict_and_the_to_do(acme: Path, tmp_path: Path) -> None:
+    """Half the NIPs fail their check and nothing says which system holds them: init writes no nip_system (a gap,
+    not a guess), certify takes the example's, and what it then cannot find is put down to that value, never to the
+    data, which are there."""
+    written = tmp_path / "target.toml"
+    variants = ("registry-numbers-with-wrong-check-digits",)
+    with serving(acme, variants=variants, seed=_without_a_word_on_nips) as server:
+        assert main(["init", "--target", server.url, "--output", str(written)]) == 0
+        text = written.read_text(encoding="utf-8")
+        assert "nip_system" not in tomllib.loads(text)["installation"]
+        assert "# nip_system = " in text and "not discovered" in text
+        with_right, _ = tokens(server)
+        written.write_text(text.replace('# token = "..."', f'token = "{with_right}"', 1), encoding="utf-8")
+        run = _certify("--config", str(written), "--examples", "2", "--report-dir", str(tmp_path / "out"), cwd=tmp_path)
+    assert run.returncode == 3, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "not discovered, the example installation's values taken: nip_system" in run.stderr
+    todo = run.stdout.split("to do:", 1)[1]
+    assert "[ ] [installation] nip_system in the target description" in todo
+    assert "a Contractor owned by a NIP" not in todo and "{nip_system}" not in todo and "by its NIP" not in todo
