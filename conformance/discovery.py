@@ -24,16 +24,15 @@ from typing import Any
 import httpx
 
 from conformance.bounded_http import AnswerTooLarge, BoundedClient
-from conformance.installation_evidence import Discovery, NamespaceEvidence
-from conformance.registry_systems import registry_placeholders, registry_systems
+from conformance.installation_evidence import Candidate, Conflict, Discovery, NamespaceEvidence
+from conformance.naming_system_items import PublishedNamespace, read_naming_system
+from conformance.registry_systems import Recognition, recognise_registries, registry_placeholders
 from conformance.served_values import (
-    NOT_OWN,
     codings,
     identifiers,
     installation_arcs,
     profile_claims,
     reference_systems,
-    strings,
 )
 from conformance.settings import DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 from profiles import Contract, load_contract
@@ -142,6 +141,12 @@ def derive(served: dict[str, list[dict[str, Any]]]) -> Discovery:
     for party, profiles in parties:
         kinds = {group for name in profiles for group in groups.get(name, ())}
         _identified(evidence, PARTIES, party, kinds.pop() if len(kinds) == 1 else None, profiles)
+    usage = _usage_groups(example, groups)
+    keys = {namespace.key for namespace in example.namespaces.values()}
+    published = [
+        (read_naming_system(item, keys, [*usage, "Party"]), f"GET {NAMING_SYSTEMS}")
+        for item in served.get(NAMING_SYSTEMS, [])
+    ]
     for path, (_, key) in READS.items():
         if key is None:
             continue
@@ -152,12 +157,42 @@ def derive(served: dict[str, list[dict[str, Any]]]) -> Discovery:
             for arcs in filter(None, map(installation_arcs, reference_systems(item))):
                 evidence.installation(arcs, f"GET {path} (references)")
                 evidence.referenced.setdefault(arcs, []).append(f"GET {path}")
-    registries = registry_systems(example, parties, f"GET {PARTIES}")
-    _naming_systems(example, served.get(NAMING_SYSTEMS, []), evidence, registries)
+    _naming_systems(example, published, evidence, usage)
     evidence.decide(found, list(dict.fromkeys(g for kinds in groups.values() for g in kinds)))
-    for placeholder in registry_placeholders(example).values():
-        found.settle(placeholder, registries.get(placeholder, {}), "more than one system is this registry")
+    _registries(example, recognise_registries(example, parties, published, f"GET {PARTIES}"), found)
     return found
+
+
+def _usage_groups(example: Contract, groups: dict[str, tuple[tuple[str, ...], ...]]) -> dict[str, tuple[str, ...]]:
+    """Resource type or profile name a NamingSystem's usage may name -> the namespace kinds (a group) of the items
+    it names: a Party's by its profile; another resource's, and its profiles', by the read that lists it."""
+    usage = {name: kinds[0] for name, kinds in groups.items() if name in example.profiles and len(kinds) == 1}
+    for resource_type, key in READS.values():
+        if key is not None:
+            usage[resource_type] = (key,)
+            usage.update({profile.name: (key,) for profile in example.profiles_of(resource_type)})
+    return usage
+
+
+def _registries(example: Contract, recognition: Recognition, found: Discovery) -> None:
+    """Each registry's system: the one system shown to be it (the one the target names outright, among several);
+    a conflict where more than one is, or where what the target says and what its values show disagree."""
+    for key, placeholder in registry_placeholders(example).items():
+        chosen, disputed = recognition.chosen(key), recognition.disputed.get(key, [])
+        if disputed and not (len(chosen) == 1 and chosen[0].said):
+            candidates = tuple(Candidate(placeholder, r.system, (r.evidence,)) for r in [*chosen, *disputed])
+            reason = "what the target says of a system and what its values show differ"
+            found.conflicts.append(Conflict(candidates, reason))
+            continue
+        found.settle(placeholder, {r.system: [r.evidence] for r in chosen}, "more than one system is this registry")
+        for registry in chosen if len(chosen) == 1 else []:
+            if registry.failing:
+                shown = ", ".join(registry.failing[:3]) + (", ..." if len(registry.failing) > 3 else "")
+                found.warnings.append(
+                    f"{len(registry.failing)} value{'s' if len(registry.failing) > 1 else ''} in {placeholder} "
+                    f"{registry.system} fail{'' if len(registry.failing) > 1 else 's'} the {key} check "
+                    f"({shown}): warnings (identifier-{key}-invalid), as eris validate reports them"
+                )
 
 
 def _namespace_groups(example: Contract) -> dict[str, tuple[tuple[str, ...], ...]]:
@@ -185,14 +220,12 @@ def _identified(
 ) -> None:
     """The installation namespaces of the item's own identifiers: of its kind when it has one (`group`)."""
     whose = f"identifiers of {' and '.join(profiles)} parties" if profiles else "identifiers"
-    for identifier in identifiers(item):
-        arcs = installation_arcs(identifier["system"])
-        if arcs is None:
-            continue
+    own = [arcs for arcs in (installation_arcs(i["system"]) for i in identifiers(item)) if arcs is not None]
+    for arcs in own:
         if group is None:
             evidence.installation(arcs, f"GET {path} ({whose})")
         else:
-            evidence.identified(arcs, group, f"GET {path} ({whose})")
+            evidence.identified(arcs, group, f"GET {path} ({whose})", alone=len(set(own)) == 1)
 
 
 def _bases(example: Contract, served: dict[str, list[dict[str, Any]]], found: Discovery) -> None:
@@ -236,41 +269,30 @@ def _base_of(url: Any, names: set[str]) -> str | None:
 
 def _naming_systems(
     example: Contract,
-    items: list[dict[str, Any]],
+    published: list[tuple[PublishedNamespace, str]],
     evidence: NamespaceEvidence,
-    registries: dict[str, dict[str, list[str]]],
+    usage: dict[str, tuple[str, ...]],
 ) -> None:
-    """Each NamingSystem, whatever its member names: its system, the contract's key when it names one, its
-    reference-key yes/no when it states one."""
-    keys = {namespace.key for namespace in example.namespaces.values()}
-    by_registry_key = registry_placeholders(example)
-    for item in items:
-        own = {name: value for name, value in item.items() if name not in NOT_OWN}
-        texts = list(strings(own))
-        systems = set(filter(None, map(installation_arcs, texts)))
-        for arcs in systems:
-            evidence.installation(arcs, f"GET {NAMING_SYSTEMS}")
-            evidence.published.add(arcs)
-        named = {text for text in texts if text in keys}
-        uris = {text for text in texts if text.startswith(("urn:", "http://", "https://"))}
-        if len(named) == 1 and len(uris) == 1:
-            key, system = named.pop(), uris.pop()
-            source = f"GET {NAMING_SYSTEMS} (key {key})"
-            if (named_arcs := installation_arcs(system)) is not None:
-                _add(evidence.named.setdefault(named_arcs, {}), key, source)
-            elif key in by_registry_key:
-                _add(registries.setdefault(by_registry_key[key], {}), system, source)
-        flag = _reference_key(own)
-        if len(systems) == 1 and flag is not None:
-            _add(evidence.flags.setdefault(next(iter(systems)), {}), flag, f"GET {NAMING_SYSTEMS}")
-
-
-def _reference_key(own: dict[str, Any]) -> bool | None:
-    """The one yes/no of a NamingSystem, or the one whose member name speaks of a reference; None otherwise."""
-    flags = [(name, value) for name, value in own.items() if isinstance(value, bool)]
-    if len(flags) > 1:
-        flags = [(name, value) for name, value in flags if "reference" in name.lower()]
-    return flags[0][1] if len(flags) == 1 else None
+    """What each NamingSystem of an installation namespace says of it (conformance/naming_system_items.py): the
+    contract's key, or the kind its usage names; its reference-key yes/no. Those of the registries are weighed with
+    the parties' identifiers (conformance/registry_systems.py)."""
+    installation_keys = set(example.installation.namespace_keys)
+    for namespace, read in published:
+        arcs = installation_arcs(namespace.system)
+        if arcs is None:
+            continue
+        evidence.installation(arcs, read)
+        evidence.published.add(arcs)
+        named = namespace.keys & installation_keys
+        kinds = {usage[name] for name in namespace.usage if name in usage}
+        if len(named) == 1:
+            key = next(iter(named))
+            _add(evidence.named.setdefault(arcs, {}), key, f"{read} (key {key})")
+        elif not named and len(kinds) == 1:
+            usage_named = ", ".join(sorted(namespace.usage))
+            _add(evidence.used.setdefault(arcs, {}), kinds.pop(), f"{read} (usage {usage_named})")
+        if namespace.reference_key is not None:
+            _add(evidence.flags.setdefault(arcs, {}), namespace.reference_key, read)
 
 
 def _add(table: dict[Any, list[str]], value: Any, source: str) -> None:
@@ -300,11 +322,12 @@ def published_namespaces(
 
 
 def _key_and_system(contract: Contract, items: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
-    """(namespace key, system) of each naming system that names exactly one key of the contract and one URI."""
-    namespace_keys = {namespace.key for namespace in contract.namespaces.values()}
+    """(namespace key, system) of each naming system that names exactly one key of the contract and a system, read
+    as discovery reads it, unless its reference key says it is not of that kind (a number beside the id)."""
+    reference_key = {namespace.key: namespace.reference_key for namespace in contract.namespaces.values()}
     for item in items:
-        texts = list(strings({name: value for name, value in item.items() if name not in NOT_OWN}))
-        keys = {s for s in texts if s in namespace_keys}
-        systems = {s for s in texts if s.startswith(("urn:", "http://", "https://"))}
-        if len(keys) == 1 and len(systems) == 1:
-            yield keys.pop(), systems.pop()
+        namespace = read_naming_system(item, reference_key, ())
+        if len(namespace.keys) == 1 and namespace.system is not None:
+            [key] = namespace.keys
+            if namespace.reference_key in (None, reference_key[key]):
+                yield key, namespace.system

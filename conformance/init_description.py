@@ -26,6 +26,10 @@ def target_toml(base_url: str, discovery: Discovery, contract: Contract | None =
     lines += [f"# {problem}" for problem in discovery.problems]
     for conflict in discovery.conflicts:
         lines += _comment(f"conflict, not decided: {conflict.describe()}")
+    for second in discovery.seconds:
+        lines += _comment(f"left out: {second}")
+    for warning in discovery.warnings:
+        lines += _comment(f"warning: {warning}")
     if missing:
         lines.append(f"# not discovered (check the commented defaults): {', '.join(missing)}")
     lines += [

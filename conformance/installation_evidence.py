@@ -67,6 +67,10 @@ class Discovery:
     """Reads that failed."""
     unplaced: list[str] = field(default_factory=list)
     """Systems of the installation a NamingSystem publishes that no item shows the kind of."""
+    seconds: list[str] = field(default_factory=list)
+    """Systems of a second identifier of a kind's items (a document number): not a namespace of the kind, and why."""
+    warnings: list[str] = field(default_factory=list)
+    """What the target serves that eris validate warns of (registry numbers failing their check digit)."""
 
     def value_of(self, name: str) -> str | None:
         key = name.removeprefix("namespaces.")
@@ -113,15 +117,21 @@ class NamespaceEvidence:
     """(installation, key) -> the reads whose references name a resource by an identifier there."""
     published: set[tuple[str, str]] = field(default_factory=set)
     """(installation, key) of every system of an installation namespace a NamingSystem names."""
+    used: dict[tuple[str, str], dict[tuple[str, ...], list[str]]] = field(default_factory=dict)
+    """(installation, key) -> the namespace kind (a group) a NamingSystem's usage names -> sources."""
+    alone: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """(installation, key) -> how many items carry it as their only identifier of their kind."""
 
     def installation(self, arcs: tuple[str, str], source: str) -> None:
         _add(self.installations.setdefault(arcs[0], []), source)
         self.systems_seen[arcs[0]] += 1
 
-    def identified(self, arcs: tuple[str, str], group: tuple[str, ...], source: str) -> None:
+    def identified(self, arcs: tuple[str, str], group: tuple[str, ...], source: str, alone: bool = True) -> None:
+        """An item of the kinds `group` identified in `arcs`; `alone`: by no other namespace of the kinds."""
         self.installation(arcs, source)
         _add(self.kinds.setdefault(arcs, {}).setdefault(group, []), source)
         self.items[arcs] += 1
+        self.alone[arcs] += alone
 
     def decide(self, found: Discovery, groups: list[tuple[str, ...]]) -> None:
         """The installation number, then the key of each namespace kind of `groups`, into `found`. Where the
@@ -139,6 +149,8 @@ class NamespaceEvidence:
                 seen.setdefault(group, []).extend(sources)
             for key, sources in view.named.get(arc, {}).items():
                 seen.setdefault(next((g for g in groups if key in g), (key,)), []).extend(sources)
+            for group, sources in view.used.get(arc, {}).items():
+                seen.setdefault(group, []).extend(sources)
             if len(seen) > 1:
                 found.conflicts.append(
                     Conflict(
@@ -167,8 +179,10 @@ class NamespaceEvidence:
                 view.contractor(found, owned, {arc: group_of_arc[arc][group] for arc in owned})
             else:
                 [key] = group
+                owned = view.identifying(found, key, owned, {arc: group_of_arc[arc][group] for arc in owned})
                 sources = [s for arc in owned for s in group_of_arc[arc][group]]
-                found.found(f"namespaces.{key}", owned[0], sources, owned[1:])
+                if owned:
+                    found.found(f"namespaces.{key}", owned[0], sources, owned[1:])
 
 
 class _ArcView:
@@ -193,9 +207,17 @@ class _ArcView:
         self.referenced: dict[str, list[str]] = {}
         for arc, sources in mine(evidence.referenced):
             self.referenced.setdefault(arc, []).extend(sources)
+        self.used: dict[str, dict[tuple[str, ...], list[str]]] = {}
+        for arc, used in mine(evidence.used):
+            for group, sources in used.items():
+                self.used.setdefault(arc, {}).setdefault(group, []).extend(sources)
         self.items: Counter[str] = Counter()
+        self.alone: Counter[str] = Counter()
         for arc, count in mine(evidence.items):
             self.items[arc] += count
+        for arc, count in mine(evidence.alone):
+            self.alone[arc] += count
+        self.installation = installation
 
     def contractor(self, found: Discovery, arcs: list[str], identified: dict[str, list[str]]) -> None:
         """The accounting registers and the warehouse copy among the keys of Contractor identifiers. A key that
@@ -222,6 +244,48 @@ class _ArcView:
             if told:
                 sources = [s for arc in told for s in (*identified[arc], *self._said(arc))]
                 found.found(f"namespaces.{role}", told[0], sources, told[1:])
+
+    def identifying(self, found: Discovery, key: str, arcs: list[str], identified: dict[str, list[str]]) -> list[str]:
+        """The keys among `arcs` that identify the items of kind `key`: a namespace is the kind's only where it
+        identifies ("document id in namespace DocumentReference.Id (reference key), number, etc."). A key that never
+        identifies an item alone, always standing beside another of the kind, is a second identifier (a document
+        number) where the target says so: a NamingSystem states it is no reference key, or references use the
+        others and never it. It identifies where references use it, or a NamingSystem names it the kind's or a
+        reference key. Where nothing tells, or both are told, the kind is shown undecided."""
+        if len(arcs) < 2:
+            return arcs
+        undecided, seconds = [], []
+        for arc in (arc for arc in arcs if self.alone[arc] == 0):
+            flags = self.flags.get(arc, {})
+            identifies = arc in self.referenced or True in flags or key in self.named.get(arc, {})
+            others_referenced = any(other in self.referenced for other in arcs if other != arc)
+            second = False in flags or (arc not in self.referenced and others_referenced)
+            if identifies == second:
+                undecided.append(arc)
+            elif second:
+                seconds.append(arc)
+        number = self.installation or "<installation>"
+        for arc in seconds:
+            why = [f"{s}: not a reference key" for s in self.flags.get(arc, {}).get(False, [])]
+            why += [f"{s}: references use the others" for arc_ in arcs if arc_ in self.referenced
+                    for s in self.referenced[arc_][:1]]  # fmt: skip
+            found.seconds.append(
+                f"{INSTALLATION_OID_ARC}{number}.{arc} stands beside another {key} namespace on every item it "
+                f"identifies, and {cite(why, 2)}: a second identifier (such as a document number), not a {key} "
+                "namespace"
+            )
+        if undecided:
+            found.conflicts.append(
+                Conflict(
+                    tuple(Candidate(f"namespaces.{key}", arc, tuple(identified[arc])) for arc in arcs),
+                    f"{', '.join(undecided)} of the {key} namespaces {', '.join(arcs)} never identif"
+                    f"{'ies' if len(undecided) == 1 else 'y'} an item alone, and nothing the target publishes tells "
+                    "whether it is a namespace of their identifiers or a second identifier (such as a document "
+                    "number)",
+                )
+            )
+            return []
+        return [arc for arc in arcs if arc not in seconds]
 
     def _role(self, arc: str) -> str | None:
         """REGISTER or WAREHOUSE as the target tells it of the namespace; None where it does not, or says both."""

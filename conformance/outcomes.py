@@ -13,6 +13,7 @@ __all__ = [
     "Findings",
     "FindingsFailed",
     "TestOutcome",
+    "data_selected_by",
     "data_served",
     "what_would_exercise",
 ]
@@ -31,6 +32,18 @@ def data_served(path: str, what: str = "any item") -> str:
     """What would exercise a test that found no data of a kind in the target's reads: `what`, served by GET `path`.
     The same words wherever a test needs the same data, so that the reports' to-do list names it once."""
     return f"data served by GET {path}: {what}"
+
+
+def data_selected_by(assumed: frozenset[str], name: str, path: str, what: str) -> str:
+    """What would exercise a test that found no data of a kind in what the installation value `name` (nip_system,
+    namespaces.contractor, ...) selects: that value, where the run took the example installation's for it (the
+    installation's `assumed`: the target showed none), else the data."""
+    if name in assumed:
+        return (
+            f"[installation] {name.removeprefix('namespaces.')} in the target description (the example "
+            "installation's value was taken: the target showed none)"
+        )
+    return data_served(path, what)
 
 
 def what_would_exercise(message: str) -> tuple[str, str]:

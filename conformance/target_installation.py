@@ -5,7 +5,7 @@ target shows two ways is not guessed: the run cannot be made until the descripti
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from conformance.discovery import discover, published_namespaces
@@ -71,10 +71,17 @@ def target_installation(
     notes += [
         f"  the target also publishes {system}, of a kind its data do not show: not used" for system in found.unplaced
     ]
+    notes += [f"  left out: {second}" for second in found.seconds]
+    notes += [f"  warning: {warning}" for warning in found.warnings]
     if unseen:
-        notes.append(f"  not discovered, the example installation's values taken: {', '.join(unseen)}")
+        notes.append(
+            f"  not discovered, the example installation's values taken: {', '.join(unseen)}; what they select may "
+            "not be found, and the to-do names them ([installation] in the target description)"
+        )
     notes += [f"  {problem}" for problem in found.problems]
     contract = load_contract(document)
+    assumed = frozenset(name for name in missing if found.value_of(name) is None)
+    contract = replace(contract, installation=replace(contract.installation, assumed=assumed))
     return TargetInstallation(_with_published(contract, target, bounds), tuple(notes))
 
 

@@ -36,6 +36,9 @@ class Installation:
     more_namespace_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Further <key> arcs of a namespace kind, given as a list (`document-reference = [6, 11]`: a second inbox);
     the first of the list is the placeholder's value."""
+    assumed: frozenset[str] = frozenset()
+    """The names (`nip_system`, `namespaces.contractor`, ...) whose value is the shipped example's, taken because
+    neither the configuration nor the target gave one: data selected by them may not be found for that reason."""
 
     @property
     def number(self) -> str:

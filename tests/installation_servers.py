@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,10 @@ cost-center = "30"
 """Every one of the 17 values differs from the shipped example installation (profiles/installation.toml)."""
 
 
+GATEWAY_LIMIT = {f.name: f.default for f in fields(ServerSettings) if f.name in ("rate_per_second", "rate_burst")}
+"""The reference implementation's own gateway limit: a certification reaches it (ERIS-ERR-307), as `eris serve`'s."""
+
+
 def two_installations(other: str) -> Callable[[Any], list[dict[str, Any]]]:
     """The seed data set, and a copy of its first Employee identified in installation `other`."""
 
@@ -68,10 +73,7 @@ def serving(
 ) -> Iterator[RunningServer]:
     """The reference implementation of installation `config` with `variants` (conformance/deviations)."""
     config_path = None if config is None else str(config)
-    # the gateway limit of a served installation, as a vendor's has one: the 429 check reaches it
-    settings = seeded_settings(
-        config=config_path, seed=seed, extensions=extensions(variants), rate_per_second=ServerSettings.rate_per_second
-    )
+    settings = seeded_settings(config=config_path, seed=seed, extensions=extensions(variants), **GATEWAY_LIMIT)
     server = RunningServer(settings)
     try:
         yield server

@@ -48,6 +48,7 @@ _MODULES = (
     "write_choices",
     "filter_forms",
     "filter_matches",
+    "installation_data",
 )
 _REGISTRY: dict[str, Deviation] = {}
 

@@ -68,7 +68,12 @@ def test_a_registry_is_the_one_format_all_values_of_a_system_pass() -> None:
 
 
 def test_two_systems_of_one_registry_are_a_conflict() -> None:
-    served = {"/v1/parties": [party("Contractor", ident("urn:a", NIPS[0])), party("Employer", ident("urn:b", NIPS[1]))]}
+    served = {
+        "/v1/parties": [
+            *(party("Contractor", ident("urn:a", nip)) for nip in NIPS[:2]),
+            *(party("Employer", ident("urn:b", nip)) for nip in NIPS[1:]),
+        ]
+    }
     found = derive(served)
     conflict = found.conflict_of("nip_system")
     assert conflict is not None and {c.value for c in conflict.candidates} == {"urn:a", "urn:b"}

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from conformance.outcomes import data_served
 from conformance.plugin import Api, Findings, SuiteReceiver, blocked, not_exercised
 from conformance.suite.support.reads import as_object
 from conformance.suite.support.writes import (
@@ -29,6 +28,7 @@ from conformance.suite.support.writes import (
     identifiers,
     installation_systems,
     nip_system,
+    owner_nip_exercise,
     owner_nip_of,
     read_parties,
     register_identifier,
@@ -273,7 +273,7 @@ def test_an_updated_contractor_is_notified_and_a_read_returns_its_current_state(
         not_exercised(
             "GET /v1/parties showed no owner NIP (no Contractor owned by a NIP, no Employer with a NIP), which the "
             "owner parameter of PATCH /v1/parties needs",
-            exercise=data_served("/v1/parties", "a Contractor owned by a NIP, or an Employer with a NIP"),
+            exercise=owner_nip_exercise(contract),
         )
     received = len(pushed.notifications())
     _, party = create_contractor(api, contract, unique_name("Zmieniany"), owner_nip=owner)

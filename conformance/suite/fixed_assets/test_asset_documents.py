@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from conformance.outcomes import data_selected_by
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.typed_values import typed_attributes
 from conformance.suite.support.writes import (
@@ -267,11 +268,17 @@ def test_document_content_of_a_document_with_content(api: Api, contract: Contrac
         for clause, what in (("owner", "an owner by its NIP"), ("attribute", "an attribute")):
             if clause in done:
                 continue
+            selected_by = "nip_system" if clause == "owner" else ""  # an owner by its NIP is looked for there
             clause_not_exercised(
                 "ERIS-ASSET-011",
                 clause,
                 f"no fixed-asset document with content listed by GET {FIXED_ASSET_DOCUMENTS} has {what}",
-                exercise=f"data served by GET {FIXED_ASSET_DOCUMENTS}: a document with content and {what}",
+                exercise=data_selected_by(
+                    contract.installation.assumed,
+                    selected_by,
+                    FIXED_ASSET_DOCUMENTS,
+                    f"a document with content and {what}",
+                ),
             )
     if not checked:
         not_exercised(

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.outcomes import data_served
+from conformance.outcomes import data_selected_by, data_served
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.write_choices import REGISTER
 from conformance.suite.support.writes import (
@@ -31,12 +31,14 @@ from conformance.suite.support.writes import (
     nip_system,
     of_profile,
     only,
+    owner_nip_exercise,
     owner_nip_of,
     profile_systems,
     read_parties,
     reference_key_systems,
     register_identifier,
     registry_clauses,
+    registry_placeholders,
     token,
     unique_name,
     unordered,
@@ -55,9 +57,7 @@ def owner_nip(api: Api, contract: Contract) -> str:
     if found is None:
         not_exercised(
             "GET /v1/parties shows no owner NIP: no Contractor owned by a NIP and no Employer with a NIP",
-            exercise=data_served(
-                PARTIES, "a Contractor whose owner is referenced by its NIP, or an Employer with a NIP"
-            ),
+            exercise=owner_nip_exercise(contract),
         )
     return found
 
@@ -87,7 +87,7 @@ def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
     for candidate in keyed:
         for system, value in identifiers(candidate, reference_key_systems(contract)):
             by_system.setdefault(system, (candidate, value))
-    registries = registry_clauses(contract)
+    registries, placeholders = registry_clauses(contract), registry_placeholders(contract)
     for system, (party, value) in by_system.items():
         # the read itself is under test: every item it answers is judged here (read_parties would set aside
         # those without the identifier as the filter's defect)
@@ -116,7 +116,12 @@ def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
                 PARTY_NAMESPACES,
                 clause,
                 f"GET /v1/parties?profile=<Contractor> served no Contractor with an identifier in {system}",
-                exercise=data_served(PARTIES, f"a Contractor with an identifier in {system}"),
+                exercise=data_selected_by(
+                    contract.installation.assumed,
+                    placeholders[system],
+                    PARTIES,
+                    f"a Contractor with an identifier in {system}",
+                ),
             )
     findings.check()
 
@@ -379,7 +384,12 @@ def test_patch_of_a_party_of_another_profile_is_refused_and_changes_nothing(api:
     if not candidates:
         not_exercised(
             "GET /v1/parties?profile=<Employee> served no Employee with an installation identifier and an owner NIP",
-            exercise=data_served(PARTIES, "an Employee with an installation identifier and an owner NIP"),
+            exercise=data_selected_by(
+                contract.installation.assumed,
+                "nip_system",
+                PARTIES,
+                "an Employee with an installation identifier and an owner NIP",
+            ),
         )
     (system, value), nip, before = candidates[-1]
     body = contractor_body(contract, unique_name("Nie pracownik"), namespace=False, comment="not an employee")
@@ -463,7 +473,9 @@ def test_a_party_named_as_owner_by_nip_carries_that_nip_in_the_nip_namespace(api
     if not owners:
         not_exercised(
             f"GET {PARTIES} served no party owned by a NIP of {system}",
-            exercise=data_served(PARTIES, "a party whose owner is referenced by its NIP"),
+            exercise=data_selected_by(
+                contract.installation.assumed, "nip_system", PARTIES, "a party whose owner is referenced by its NIP"
+            ),
         )
     chosen = owners[:5]
     answers = api.concurrently(

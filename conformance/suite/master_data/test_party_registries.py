@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.outcomes import data_served
+from conformance.outcomes import data_selected_by
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.write_choices import Pesel, pesels_of_employees
 from conformance.suite.support.writes import PESEL_CLAUSE, token
@@ -30,19 +30,27 @@ def test_an_employees_pesel_is_in_the_pesel_namespace(api: Api, contract: Contra
         if isinstance(party, dict)
     ]
     pesels = pesels_of_employees(contract, parties)
+    assumed = contract.installation.assumed
+    exercise = data_selected_by(assumed, "pesel_system", PARTIES, "an Employee with a PESEL")
     if not pesels:
         reason = f"GET {PARTIES} served no Employee with a PESEL, in {{pesel_system}} or recognisably elsewhere"
-        exercise = data_served(PARTIES, "an Employee with a PESEL")
         clause_not_exercised("ERIS-PARTY-008", PESEL_CLAUSE, reason, exercise=exercise)
         not_exercised(reason, exercise=exercise)
     pesel_system = contract.installation.values["pesel_system"]
-    for pesel in pesels:
-        exercised("ERIS-PARTY-008", PESEL_CLAUSE, value=token(pesel.system, pesel.value), request=source)
     kept = {(id(pesel.employee), pesel.value) for pesel in pesels if pesel.system == pesel_system}
     elsewhere: dict[str, list[Pesel]] = {}
     for pesel in pesels:
         if pesel.system != pesel_system and (id(pesel.employee), pesel.value) not in kept:
             elsewhere.setdefault(pesel.system, []).append(pesel)
+    if elsewhere and "pesel_system" in assumed:  # the example's system is no finding against the target
+        reason = (
+            f"Employees carry their PESEL in {', '.join(elsewhere)}, and the run has no pesel_system of the target's "
+            f"(the example installation's {pesel_system} was taken)"
+        )
+        clause_not_exercised("ERIS-PARTY-008", PESEL_CLAUSE, reason, exercise=exercise)
+        not_exercised(reason, exercise=exercise)
+    for pesel in pesels:
+        exercised("ERIS-PARTY-008", PESEL_CLAUSE, value=token(pesel.system, pesel.value), request=source)
     for system, found in elsewhere.items():
         shown = ", ".join(f"{pesel.employee.get('id')} ({pesel.value})" for pesel in found[:5])
         shown += f" and {len(found) - 5} more" if len(found) > 5 else ""

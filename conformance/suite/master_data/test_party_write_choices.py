@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.outcomes import data_served
+from conformance.outcomes import data_selected_by, data_served
 from conformance.plugin import Api, Findings, blocked, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.write_choices import COPY, contractor_namespaces, holders_of
 from conformance.suite.support.writes import (
@@ -123,7 +123,8 @@ def test_a_post_carrying_the_registry_number_of_an_existing_contractor_never_cha
     holders = holders_of(contract, contractors(api, contract), system)
     if not holders:
         reason = f"GET {PARTIES}?profile=<Contractor> served no Contractor with a number in {system} and a register id"
-        exercise = data_served(PARTIES, f"a Contractor with an identifier in {{{registry}_system}} and a register id")
+        what = f"a Contractor with an identifier in {{{registry}_system}} and a register id"
+        exercise = data_selected_by(contract.installation.assumed, f"{registry}_system", PARTIES, what)
         clause_not_exercised("ERIS-PARTY-014", clause, reason, exercise=exercise)
         not_exercised(reason, exercise=exercise)
     existing = holders[0]

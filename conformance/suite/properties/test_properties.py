@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from conformance.operations import OPERATION_REQUIREMENTS
-from conformance.outcomes import Blocked, data_served
+from conformance.outcomes import Blocked
 from conformance.plugin import (
     SUITE_ERROR_EXERCISE,
     TOKEN_EXERCISE,
@@ -34,7 +34,7 @@ from conformance.suite.support.properties import (
     walk_links,
 )
 from conformance.suite.support.reads import openapi
-from conformance.suite.support.writes import owner_nip_of
+from conformance.suite.support.writes import owner_nip_exercise, owner_nip_of
 from conformance.target import Target
 from profiles import Contract
 from profiles.validator import Validator
@@ -152,7 +152,7 @@ def test_contractor_sequences_follow_the_openapi_links(
         not_exercised(
             "the target shows no NIP that owns parties at GET /v1/parties: an update (owner required) cannot be "
             "addressed",
-            exercise=data_served("/v1/parties", "a Contractor owned by a NIP, or an Employer with a NIP"),
+            exercise=owner_nip_exercise(contract),
         )
     schema = load_schema(target.base_url).include(path="/v1/parties")
     bodies = contractor_writes(contract, owner)

@@ -13,11 +13,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from conformance.key_pairs import KeyPairs
-from conformance.outcomes import data_served
 from conformance.plugin import TOKEN_EXERCISE, Api, SuiteReceiver, not_exercised
 from conformance.stores.places import Stores
 from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, RunAtOrder, order_body
-from conformance.suite.support.writes import owner_nip_of
+from conformance.suite.support.writes import owner_nip_exercise, owner_nip_of
 from conformance.target import Target
 from profiles import Contract
 from reports.keys import public_key_pem
@@ -40,7 +39,7 @@ def company_tax_no(api: Api, contract: Contract) -> str:
     if found is None:
         not_exercised(
             "no CompanyTaxNo found at GET /v1/parties: no Contractor owned by a NIP and no Employer with a NIP",
-            exercise=data_served("/v1/parties", "a Contractor owned by a NIP, or an Employer with a NIP"),
+            exercise=owner_nip_exercise(contract),
         )
     return found
 

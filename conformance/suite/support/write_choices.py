@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.registry_systems import recognise_registries
 from conformance.served_values import installation_arcs, type_codes
 from conformance.suite.support.writes import identifiers, profile_systems
 from profiles import Contract
-from profiles.identifier_formats import conforms
 
 __all__ = [
     "COPY",
@@ -38,9 +38,6 @@ COPY = "namespace present: the copy"
 PESEL_TYPE_CODES = frozenset({"NNPOL"})
 """v2-0203 codes that name the PESEL whatever the value: NN<ISO 3166 alpha-3>, the national person identifier of
 Poland. NI (a national identifier of any country) is not one: a Norwegian or Turkish national id has 11 digits too."""
-PESEL_SHARE = 0.75
-"""Of the values of a system, the share that must pass the PESEL check for the system to be taken for the PESEL
-registry: a random 11-digit number passes one time in ten, a register with a few wrong check digits most times."""
 
 
 def contractor_namespaces(contract: Contract, contractors: Iterable[dict[str, Any]]) -> list[tuple[str, str | None]]:
@@ -108,7 +105,7 @@ def pesels_of_employees(contract: Contract, parties: list[tuple[dict[str, Any], 
     registry of the contract) whose type names a PESEL, or whose values show the PESEL registry (`_pesel_systems`)."""
     pesel_system = contract.installation.values["pesel_system"]
     others = {contract.installation.values[name] for name in ("nip_system", "regon_system", "eu_vat_system")}
-    shown = _pesel_systems(parties, {pesel_system, *others})
+    shown = _pesel_systems(contract, parties, {pesel_system, *others})
     found = []
     for party, profiles in parties:
         if "Employee" not in profiles:
@@ -137,24 +134,12 @@ def _identifiers(party: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _pesel_systems(parties: list[tuple[dict[str, Any], tuple[str, ...]]], known: set[str]) -> dict[str, str]:
-    """System -> what shows it to be the PESEL registry, for each system outside `known` that, as
-    conformance.registry_systems tells a registry by its values, is held by Employees only, with 11-digit values
-    only, at least two of them, and PESEL_SHARE of them passing the PESEL check (real registers hold a few wrong
-    check digits; one value is too few to tell a PESEL from another national id)."""
-    values: dict[str, set[str]] = {}
-    holders: dict[str, set[str]] = {}
-    for party, profiles in parties:
-        for identifier in _identifiers(party):
-            values.setdefault(identifier["system"], set()).add(identifier["value"])
-            holders.setdefault(identifier["system"], set()).update(profiles or ("unrecognised",))
-    shown = {}
-    for system, seen in values.items():
-        if system in known or holders[system] != {"Employee"} or len(seen) < 2:
-            continue
-        if not all(len(value) == 11 and value.isascii() and value.isdigit() for value in seen):
-            continue
-        passing = sum(conforms("pesel", value) for value in seen)
-        if passing >= PESEL_SHARE * len(seen):
-            shown[system] = f"{passing} of its {len(seen)} values, all on Employees, pass the PESEL check"
-    return shown
+def _pesel_systems(
+    contract: Contract, parties: list[tuple[dict[str, Any], tuple[str, ...]]], known: set[str]
+) -> dict[str, str]:
+    """System -> what shows it to be the PESEL registry, for each system outside `known` that the target's data show
+    to be one, by the rule `eris init` reads a target's registries with (conformance/registry_systems.py): held
+    mostly by Employees, and enough of its values passing the PESEL check (a few wrong check digits allowed; one
+    value is too few to tell a PESEL from another national id)."""
+    recognised = recognise_registries(contract, parties).registries.get("pesel", [])
+    return {registry.system: registry.evidence for registry in recognised if registry.system not in known}

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from conformance.outcomes import data_selected_by
 from conformance.plugin import Api, Findings, blocked
 from profiles import Contract
 from profiles.coded import codes_of, same_form
@@ -69,6 +70,11 @@ _REGISTRY_CLAUSES = {
 }
 """The clauses of ERIS-PARTY-008 ("Identifier namespaces {nip_system}, {regon_system}, {eu_vat_system} (NIP, REGON,
 EU VAT number) and {pesel_system} (PESEL, Employee)") by the placeholder of the installation naming each system."""
+
+
+def registry_placeholders(contract: Contract) -> dict[str, str]:
+    """The installation's system of each registry -> the placeholder naming it (nip_system, ...)."""
+    return {contract.installation.values[name]: name for name in _REGISTRY_CLAUSES}
 
 
 def registry_clauses(contract: Contract) -> dict[str, str]:
@@ -231,6 +237,13 @@ def contractors(api: Api, contract: Contract) -> list[dict[str, Any]]:
     by the validator)."""
     params = {"profile": profile_url(contract, "Contractor"), "count": 100}
     return api.read("/v1/parties", params, resource_type="Party")
+
+
+def owner_nip_exercise(contract: Contract) -> str:
+    """What would exercise a test that found no NIP owning parties: the data, or [installation] nip_system where the
+    run took the example installation's (its NIPs are then looked for in a system the target may not use)."""
+    what = "a Contractor owned by a NIP, or an Employer with a NIP"
+    return data_selected_by(contract.installation.assumed, "nip_system", "/v1/parties", what)
 
 
 def owner_nip_of(api: Api, contract: Contract) -> str | None:

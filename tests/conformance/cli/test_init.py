@@ -64,7 +64,7 @@ def test_init_reads_namingsystems_by_the_contracts_keys_too(tmp_path: Path) -> N
     assert load_installation(written).namespace_keys == load_installation(config).namespace_keys
     lines = _lines(written.read_text(encoding="utf-8"))
     assert "GET /v1/naming-systems (key contractor-warehouse)" in lines["contractor-warehouse"]
-    assert "GET /v1/naming-systems (key nip)" in lines["nip_system"]
+    assert "GET /v1/naming-systems (published as nip)" in lines["nip_system"]
 
 
 def test_init_shows_two_installations_as_a_conflict_and_writes_neither(tmp_path: Path, capsys) -> None:
