@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from conformance.served_warnings import ServedWarning, Tally
+
 __all__ = [
     "NOT_APPLICABLE",
     "TO_EXERCISE",
@@ -75,6 +77,9 @@ class TestOutcome:
     """Requirement id -> clause -> how the test exercised it (Findings.exercised)."""
     unexercised: dict[str, dict[str, str]] = field(default_factory=dict)
     """Requirement id -> clause -> why the test did not exercise it, and what would (Findings.unexercised)."""
+    warnings: dict[str, Any] = field(default_factory=dict)
+    """The validator's warnings on what the target served to this test, as `Tally.to_json` made them: evidence of
+    nothing, listed for the vendor (conformance.served_warnings)."""
 
     @property
     def not_applicable(self) -> bool:
@@ -114,6 +119,11 @@ class Findings:
         """Requirement id -> clause -> how it was exercised: the value sent and the request that sent it."""
         self.unexercised: dict[str, dict[str, str]] = {}
         """Requirement id -> clause -> why it was not exercised, and what would exercise it (joined by TO_EXERCISE)."""
+        self.warnings = Tally()
+        """The validator's warnings on what the target served this test: never a finding."""
+
+    def warn(self, warning: ServedWarning) -> None:
+        self.warnings.add(warning)
 
     def exercise(self, requirement_id: str, clause: str, evidence: str) -> None:
         """Record that this test exercised `clause` of `requirement_id` (the first evidence of it is kept)."""
@@ -134,6 +144,7 @@ class Findings:
         for requirement_id, clauses in other.unexercised.items():
             for clause, reason in clauses.items():
                 self.leave(requirement_id, clause, reason)
+        self.warnings.take(other.warnings.to_json())
 
     def add(self, requirement_id: str, message: str) -> None:
         self.found.setdefault(requirement_id, []).append(message)

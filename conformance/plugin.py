@@ -33,6 +33,7 @@ from conformance.concurrent_calls import findings_kept_apart, in_order
 from conformance.key_pairs import KeyPairs, stocked_keys
 from conformance.operations import operation_requirement
 from conformance.outcomes import NOT_APPLICABLE, TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
+from conformance.served_warnings import ServedWarning
 from conformance.settings import (
     DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
@@ -43,6 +44,7 @@ from conformance.settings import (
 from conformance.target import Target, TargetError, load_target
 from conformance.traffic import Exchange, Traffic, exchange_of_cut_answer, exchange_of_response
 from profiles import Contract
+from profiles.issues import Issue, Severity
 from profiles.limits import LIMITS
 from profiles.openapi_index import list_read, list_reads
 
@@ -77,6 +79,7 @@ FINDINGS_PROPERTY = "eris_findings"
 OWN_FAILURE_PROPERTY = "eris_own_failure"
 CLAUSES_PROPERTY = "eris_clauses"
 UNEXERCISED_PROPERTY = "eris_unexercised"
+WARNINGS_PROPERTY = "eris_warnings"
 DEFAULT_COUNT = LIMITS.count_default  # a page shorter than the default count ends a read (ERIS-LIMIT-001)
 READ_ALL_PAGE = 100
 READ_ALL_LIMIT = 20_000
@@ -111,6 +114,19 @@ def side_finding(requirement_id: str | None, message: str) -> bool:
         return False
     found.add(requirement_id, message)
     return True
+
+
+def _served_warning(document: Any, resource_type: str, issue: Issue, where: str) -> None:
+    """Tally a warning on a served document for the running test: the report lists it, no status depends on it
+    (dirty data the contract allows, such as a registry number with a wrong check digit)."""
+    found = _recording()
+    if found is None:
+        return
+    # `where` may end a sentence of its test ("..., the number of the existing party X,")
+    where = where.rstrip(" ,.;:")
+    key = document.get("id", document.get("url")) if isinstance(document, dict) else None
+    item = f"{resource_type}/{key}" if isinstance(key, str) and key else where
+    found.warn(ServedWarning(issue.code, issue.message, issue.location, item, where))
 
 
 def exercised(requirement_id: str, clause: str, *, value: str, request: str) -> None:
@@ -565,6 +581,8 @@ class Api:
         the test running (see `side_finding`); an error of no requirement fails the test as assert_valid does."""
         unplaced = []
         for issue in self.validator.validate(document, resource_type=resource_type):
+            if issue.severity is Severity.WARNING:
+                _served_warning(document, resource_type, issue, where)
             if issue.is_error:
                 text = f"{where}: {issue.location or '/'}: {issue.message} [{issue.code}]"
                 if not side_finding(issue.requirement, text):
@@ -933,6 +951,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties.append((FINDINGS_PROPERTY, summary))
         report.user_properties.append((CLAUSES_PROPERTY, found.exercised))
         report.user_properties.append((UNEXERCISED_PROPERTY, found.unexercised))
+        report.user_properties.append((WARNINGS_PROPERTY, found.warnings.to_json()))
         own = report.failed and not (call.excinfo is not None and call.excinfo.errisinstance(FindingsFailed))
         report.user_properties.append((OWN_FAILURE_PROPERTY, own))
         if summary and report.passed:  # its own checks held; what it met on the way fails other requirements
@@ -978,6 +997,8 @@ class _OutcomeCollector:
             outcome.clauses.setdefault(requirement_id, {}).update(clauses)
         for requirement_id, clauses in properties.get(UNEXERCISED_PROPERTY, {}).items():
             outcome.unexercised.setdefault(requirement_id, {}).update(clauses)
+        if WARNINGS_PROPERTY in properties:
+            outcome.warnings = properties[WARNINGS_PROPERTY]
         if OWN_FAILURE_PROPERTY in properties:
             outcome.own_failure = properties[OWN_FAILURE_PROPERTY]
         outcome.duration += report.duration
