@@ -33,6 +33,7 @@ def _entry(entry: ExpectedFailure) -> dict[str, Any]:
 def to_json(certification: Certification) -> dict[str, Any]:
     """The document of `certification.json`."""
     c = certification
+    warnings = c.warnings
     return {
         "format": FORMAT,
         "target": {
@@ -68,6 +69,8 @@ def to_json(certification: Certification) -> dict[str, Any]:
             "expected_failures": [_entry(entry) for entry in c.expected_failures],
             "expired_expected_failures": [_entry(entry) for entry in c.expected.expired],
             "fixed": c.fixed,
+            "warnings": [warning.to_json() for warning in warnings.warnings],
+            "warnings_not_listed": warnings.unlisted,
         },
         "requirements": [
             {

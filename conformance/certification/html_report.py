@@ -191,6 +191,7 @@ def to_html(certification: Certification) -> str:
         _lists(c),
         _causes(c),
         "</section>",
+        _warnings(c),
         _requirements(c, har),
         _failures(c, har),
         "</main>",
@@ -349,6 +350,27 @@ def _causes(c: Certification) -> str:
         f"<h3>{len(causes)} causes of {sum(len(c_.requirements) for c_ in causes)} failed requirements</h3>"
         '<p class="note">Failures whose first message says the same, the particulars taken out, are one cause.</p>'
         f"<table><tr><th>first failed</th><th>cause</th><th>the same cause also failed</th></tr>{rows}</table>"
+    )
+
+
+def _warnings(c: Certification) -> str:
+    """The validator's warnings on served data, one row each (a section of its own: it decides nothing)."""
+    tally = c.warnings
+    if not tally.warnings:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{escape(w.code)}</code></td><td>{escape(w.item)}</td><td><code>{escape(w.location or '/')}"
+        f"</code></td><td>{escape(w.message)}</td><td>{escape(w.where)}</td><td>{w.count}</td></tr>"
+        for w in tally.warnings
+    )
+    more = f" and {tally.unlisted} more, not listed" if tally.unlisted else ""
+    return (
+        f'<section id="warnings"><h2>Warnings on served data: {len(tally.warnings)}{more}</h2>'
+        '<p class="note">What eris validate reports as a warning in the items the target served, such as a registry '
+        "number with a wrong check digit: data the contract allows, never a failure. Each is listed once, with the "
+        "request that first served it and how many times the run met it.</p>"
+        f"<details><summary>{len(tally.warnings)} warnings</summary><table><tr><th>code</th><th>item</th>"
+        f"<th>location</th><th>message</th><th>served by</th><th>met</th></tr>{rows}</table></details></section>"
     )
 
 

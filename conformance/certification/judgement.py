@@ -30,6 +30,7 @@ from conformance.certification.clauses import NOT_SENT, ClauseResult, judge_clau
 from conformance.certification.expected import ExpectedFailure, ExpectedFailures
 from conformance.outcomes import TestOutcome, what_would_exercise
 from conformance.requirements import Requirement
+from conformance.served_warnings import Tally
 from conformance.settings import suite_version
 
 FORMAT = "eris-certification/1"
@@ -177,6 +178,14 @@ class Certification:
         if any(result.counts_against for result in self.requirements):
             return NON_CONFORMANT
         return INCOMPLETE if self.incomplete else CONFORMANT
+
+    @property
+    def warnings(self) -> Tally:
+        """The validator's warnings on what the target served, of every test: they never change a status."""
+        tally = Tally()
+        for test in self.outcomes:
+            tally.take(test.warnings)
+        return tally
 
     @property
     def incomplete(self) -> dict[str, str]:

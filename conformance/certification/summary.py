@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
@@ -49,6 +50,7 @@ def print_summary(
     if len(causes) > shown:
         print(f"  … and {len(causes) - shown} more causes of failed requirements: see report.html", file=out)
     _print_not_exercised(c, out, shown=shown)
+    _print_warnings(c, out)
     for entry in c.expected.expired:
         print(f"  expected failure expired on {entry.until}: {entry.requirement_id} ({entry.reason})", file=out)
     if c.fixed:
@@ -100,6 +102,26 @@ def _print_not_exercised(c: Certification, out: TextIO, *, shown: int) -> None:
         print(f"    [ ] {_shortened(item.shown, 160)} ({named})", file=out)
     if len(items) > shown:
         print(f"    … and {len(items) - shown} more things to do: see report.html", file=out)
+
+
+WARNINGS_SHOWN = 3
+"""Codes named on the summary's line; report.html and certification.json list every warning."""
+
+
+def _print_warnings(c: Certification, out: TextIO) -> None:
+    """One line: how many warnings the validator found on served data, of which codes, and the first (they decide
+    nothing, so they take no more room than that)."""
+    tally = c.warnings
+    listed = tally.warnings
+    if not listed:
+        return
+    codes = Counter(w.code for w in listed).most_common()
+    named = ", ".join(f"{n} {code}" for code, n in codes[:WARNINGS_SHOWN])
+    if len(codes) > WARNINGS_SHOWN or tally.unlisted:
+        named += f" and {sum(n for _, n in codes[WARNINGS_SHOWN:]) + tally.unlisted} more"
+    first = _shortened(f"{listed[0].item} {listed[0].location or '/'}: {listed[0].message}", 120)
+    total = _count(len(listed) + tally.unlisted, "warning")
+    print(f"  {total} on served data, never a failure: {named}; first: {first} (see report.html)", file=out)
 
 
 def _count(number: int, noun: str) -> str:
