@@ -122,7 +122,6 @@ class Page:
     certification: Certification
     target: str
     facts: list[tuple[str, str]]
-    tiles: list[tuple[str, int]]
     test_counts: list[tuple[str, int]]
     failed_must: IdList
     to_do: list[ToDo]
@@ -131,6 +130,7 @@ class Page:
     """The failed requirements grouped by cause, when some share one ([] otherwise)."""
     failed_by_causes: int
     status_counts: list[tuple[str, int]]
+    """Requirements per status, failed first: the summary's tiles and the filter's boxes."""
     parts: list[Part]
     failures: list[Failure] = field(default_factory=list)
 
@@ -142,7 +142,6 @@ def page_of(c: Certification) -> Page:
         certification=c,
         target=c.base_url + (" (the embedded reference implementation)" if c.embedded else ""),
         facts=_facts(c),
-        tiles=[(status, c.counts[status]) for status in FAILED_FIRST],
         test_counts=[(outcome, c.test_counts[outcome]) for outcome in TEST_OUTCOMES],
         failed_must=IdList("MUST requirements failed", c.failed_must, linked=True),
         to_do=to_do_of(c),
