@@ -31,6 +31,7 @@ __all__ = [
     "AnswerTooSlow",
     "BoundedClient",
     "SuiteCouldNotSend",
+    "error_text",
     "size_text",
 ]
 
@@ -78,6 +79,14 @@ class AnswerTooSlow(httpx.TimeoutException):
         """Status and headers, when the head arrived in time; None when it did not."""
         self.received = received
         """The first KEPT bytes of the body that arrived, decompressed."""
+
+
+def error_text(error: BaseException) -> str:
+    """A transport error in one line: the bounds' own errors in the words of the run's options, others by type."""
+    text = " ".join(str(error).split())
+    if isinstance(error, AnswerTooLarge | AnswerTooSlow):
+        return text  # says what happened in the words of the run's options
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 class _Deadlines(threading.local):

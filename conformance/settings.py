@@ -1,9 +1,10 @@
-"""Settings of a certification run that several layers read: the suite's version, its defaults, and the cores this
-process may use."""
+"""Settings of a certification run that several layers read: the suite's version, its defaults, the bounds a run
+sets for the target, and the cores this process may use."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_RUN_TIMEOUT",
     "MAX_BACKOFF",
+    "Bounds",
     "suite_version",
     "usable_cores",
 ]
@@ -46,6 +48,22 @@ DEFAULT_RUN_TIMEOUT = 3600.0
 """Seconds a certification run may take (`eris certify --run-timeout`): a run of the embedded reference
 implementation takes 20 s, a remote target's a few minutes (each delivery is waited for up to 60 s); an hour leaves
 room for a slow link, and still ends a CI job that would otherwise wait until its own limit."""
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What the run allows the target: seconds for a whole answer, bytes of an answer (decompressed), and the
+    moment (time.monotonic()) after which no request is sent (None: no limit)."""
+
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    max_answer_size: int = DEFAULT_MAX_ANSWER_SIZE
+    run_deadline: float | None = None
+    run_timeout: float | None = None
+    """The limit the deadline comes from, as given (for the reason of a stop)."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Requests of one test sent at once, at most (`Api.concurrently`); 1: one after another."""
+    backoff: float = DEFAULT_BACKOFF
+    """Seconds waited after a 429 without Retry-After, doubled with each 429 in a row (conformance/backoff.py)."""
 
 
 def suite_version() -> str:

@@ -66,8 +66,8 @@ def print_summary(
             f"{', '.join(unknown[:shown])}{more}",
             file=out,
         )
-    for clause, recorders in c.unknown_clauses.items():
-        print(f"  a clause recorded by {recorders[0]} is not in the catalogue (not judged): {clause}", file=out)
+    for clause, recorded_by in c.unknown_clauses.items():
+        print(f"  a clause recorded by {recorded_by[0]} is not in the catalogue (not judged): {clause}", file=out)
     print("  outputs: " + ", ".join(str(paths[name]) for name in outputs if name in paths), file=out)
 
 

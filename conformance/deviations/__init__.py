@@ -38,6 +38,7 @@ _MODULES = (
     "writes",
     "authentication",
     "reports",
+    "report_runs",
     "variants",
     "open_choices",
     "served_shapes",

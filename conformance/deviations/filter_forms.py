@@ -179,7 +179,8 @@ def usage_as_objects(app: web.Application, settings: Any) -> None:
 def participants_name_roles_of_their_own(app: web.Application, settings: Any) -> None:
     def stored(app: web.Application) -> None:
         service = app[SERVICE]
-        renamed: dict[tuple[str, str], dict[str, str]] = {}
+        # keyed as a participant names a role: its system and value may be missing there
+        renamed: dict[tuple[Any, Any], dict[str, str]] = {}
         roles = service.store.search("PartyRole", [])
         for role in roles:
             for identifier in role.get("identifier") or []:

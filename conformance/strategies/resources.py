@@ -5,36 +5,38 @@ The schema gives the shape: members, required ones, closed or open objects, arra
 patterns. The rule rows narrow it where they apply: a binding picks the codes of an element, an
 identifier rule the namespaces and values, `required`/`absent`/`null-or-absent` the members of an
 object, a profile its claim and evidence. Shared types the rules talk about (CodeableConcept,
-Coding, Identifier, Reference) have their own strategies; everything else is drawn from the schema.
+Coding, Identifier, Reference) have their own strategies; everything else is drawn from the schema. What a payload is
+drawn for (its plan) is plans.py's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any
 
 from hypothesis import strategies as st
 
 from conformance.strategies import identifiers as ids
+from conformance.strategies.plans import (
+    IdentifierPolicy,
+    Path,
+    Plan,
+    profiles_drawn,
+    rules_by_path,
+    terminology_resources,
+)
 from conformance.strategies.primitives import MAX_ITEMS, json_values, member_names, texts, uris
 from conformance.strategies.recognition import (
-    Showing,
     foreign_canonical_urls,
     foreign_evidence_codings,
-    recognition_severity,
     showings,
 )
-from conformance.strategies.schema_index import Node, SchemaIndex, json_types, schema_index
+from conformance.strategies.schema_index import Node, json_types, schema_index
 from conformance.strategies.terminology import bare_code, bindings_from, coding_in, concept, free_coding
 from profiles import Contract, Profile
 from profiles.coded import codes_of
-from profiles.validator import CONTEXTS, RESOURCE
-
-Path = tuple[str, ...]
-Specs = tuple[Mapping[str, Any], ...]
-
+from profiles.validator import RESOURCE
 
 HONOURED_RULES = frozenset(
     {
@@ -56,58 +58,6 @@ HONOURED_RULES = frozenset(
 honoured by reports.py); a test fails when the profile data name another one."""
 
 
-@dataclass(frozen=True)
-class IdentifierPolicy:
-    """What a write tells the service about the identifiers of the resource it creates or changes."""
-
-    assigned: tuple[str, ...] = ()
-    """Keys of the namespaces whose value the service assigns: at most one identifier there, without value."""
-    target: st.SearchStrategy[Mapping[str, str]] | None = None
-    """Identifiers of which one comes first: the resource the write changes."""
-
-
-@dataclass(frozen=True)
-class _Plan:
-    contract: Contract
-    index: SchemaIndex
-    resource_type: str
-    schema_name: str
-    """The schema file of the resource type, without .schema.json."""
-    profiles: tuple[Profile, ...]
-    context: str
-    rules: Mapping[str, Specs]
-    showing: Showing
-    identifiers: IdentifierPolicy
-
-    def specs(self, path: Path) -> Specs:
-        return self.rules.get(".".join(path), ())
-
-    def has_rule(self, path: Path, rule: str) -> bool:
-        return any(spec["rule"] == rule for spec in self.specs(path))
-
-
-def _rules_by_path(contract: Contract, resource_type: str, profiles: tuple[Profile, ...], context: str) -> dict:
-    by_path: dict[str, list[Mapping[str, Any]]] = {}
-    for spec in [*contract.resources[resource_type].rules, *(s for p in profiles for s in p.rules)]:
-        if context in spec.get("contexts", CONTEXTS):
-            by_path.setdefault(spec["path"], []).append(spec)
-    return {path: tuple(specs) for path, specs in by_path.items()}
-
-
-def _profiles(contract: Contract, resource_type: str, profile: str | None, context: str) -> list[tuple[Profile, ...]]:
-    """The profile (or none) a payload is drawn for: the one asked for; without one, no profile where the
-    type may go without, else each of the type's profiles."""
-    if profile is not None:
-        found = contract.profiles.get(profile)
-        if found is None or found.resource_type != resource_type:
-            known = ", ".join(p.name for p in contract.profiles_of(resource_type)) or "none"
-            raise ValueError(f"{profile!r} is not a profile of {resource_type}; its profiles: {known}")
-        return [(found,)]
-    if recognition_severity(contract, resource_type, context) == "error":
-        return [(p,) for p in contract.profiles_of(resource_type)]
-    return [()]
-
-
 def payloads(
     contract: Contract,
     resource_type: str,
@@ -126,39 +76,24 @@ def payloads(
     policy = identifiers or IdentifierPolicy()
 
     def for_profiles(profiles: tuple[Profile, ...]) -> st.SearchStrategy[dict[str, Any]]:
-        rules = _rules_by_path(contract, resource_type, profiles, context)
+        rules = rules_by_path(contract, resource_type, profiles, context)
         shown = profiles[0] if profiles else None
         # built once per way of showing the profile, not once per example
         documents = [
             _document(
-                _Plan(contract, schema_index(), resource_type, schema_name, profiles, context, rules, showing, policy)
+                Plan(contract, schema_index(), resource_type, schema_name, profiles, context, rules, showing, policy)
             )
             for showing in showings(shown, context)
         ]
-        known = _terminology_resources(contract, resource_type, profiles)
+        known = terminology_resources(contract, resource_type, profiles)
         if known and context == RESOURCE:
             documents.append(st.sampled_from(known))
         return st.one_of(documents)
 
-    return st.one_of([for_profiles(profiles) for profiles in _profiles(contract, resource_type, profile, context)])
+    return st.one_of([for_profiles(profiles) for profiles in profiles_drawn(contract, resource_type, profile, context)])
 
 
-def _terminology_resources(contract: Contract, resource_type: str, profiles: tuple[Profile, ...]) -> list[dict]:
-    """The shipped value sets that are payloads of this kind as they are (served from the terminology)."""
-    urls = {p.url for p in profiles}
-    canonical = {p.canonical_url for p in profiles if p.canonical_url}
-    foreign = foreign_canonical_urls(contract, resource_type, profiles)
-    found = []
-    for url, resource in sorted(contract.value_set_resources.items()):
-        claimed = set(resource.get("meta", {}).get("profile", []))
-        if resource.get("resourceType") != resource_type or not claimed <= urls:
-            continue
-        if (canonical and url in canonical) or (not canonical and url not in foreign):
-            found.append(dict(resource))
-    return found
-
-
-def _document(plan: _Plan) -> st.SearchStrategy[dict[str, Any]]:
+def _document(plan: Plan) -> st.SearchStrategy[dict[str, Any]]:
     root = plan.index.root(plan.schema_name)
     overrides: dict[str, st.SearchStrategy] = {}
     required = set()
@@ -187,7 +122,7 @@ def _document(plan: _Plan) -> st.SearchStrategy[dict[str, Any]]:
     return document
 
 
-def _url_matters(plan: _Plan) -> bool:
+def _url_matters(plan: Plan) -> bool:
     """The url recognises profiles of the type, or a rule reads it."""
     return any(p.canonical_url for p in plan.contract.profiles_of(plan.resource_type)) or plan.has_rule(
         (), "implementation-defined-version"
@@ -206,7 +141,7 @@ _DOCUMENT_RULES: dict[str, Callable[[Contract, dict[str, Any]], dict[str, Any]]]
 """Rules over a whole document that the member strategies cannot honour one by one."""
 
 
-def _value(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
+def _value(plan: Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
     drawn = _drawn(plan, node, path)
     elsewhere = frozenset(
         code
@@ -218,7 +153,7 @@ def _value(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
     return drawn.filter(lambda value: not elsewhere.intersection(codes_of(value))) if elsewhere else drawn
 
 
-def _drawn(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
+def _drawn(plan: Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
     if node.schema is True:
         return json_values()
     if node.schema is False:
@@ -246,7 +181,7 @@ def _drawn(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[Any]:
     return st.one_of([_typed(plan, node, path, name) for name in sorted(types)])
 
 
-def _typed(plan: _Plan, node: Node, path: Path, json_type: str) -> st.SearchStrategy[Any]:
+def _typed(plan: Plan, node: Node, path: Path, json_type: str) -> st.SearchStrategy[Any]:
     index = plan.index
     if json_type == "object":
         return _object(plan, node, path)
@@ -278,7 +213,7 @@ def _matching(pattern: str) -> st.SearchStrategy[str]:
 
 
 def _object(
-    plan: _Plan,
+    plan: Plan,
     node: Node,
     path: Path,
     *,
@@ -316,19 +251,19 @@ def _object(
 # -- shared types ------------------------------------------------------------------------------------
 
 
-def _codeable_concept(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
+def _codeable_concept(plan: Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
     excluded = _excluded_codings(plan) if path == ("category",) else frozenset()
     return concept(plan.contract, bindings_from(plan.contract, plan.specs(path)), excluded=excluded)
 
 
-def _coding(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
+def _coding(plan: Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
     bindings = bindings_from(plan.contract, plan.specs(path))
     if bindings:
         return st.one_of([coding_in(b.value_set) for b in bindings])
     return free_coding(plan.contract)
 
 
-def _identifier(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
+def _identifier(plan: Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
     """An Identifier inside a Reference (or elsewhere but the resource's own list)."""
     specs = plan.specs(path)
     namespaces = list(plan.contract.namespaces.values())
@@ -340,12 +275,12 @@ def _identifier(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
     return ids.identifier(plan.contract, allowed, foreign=ids.foreign_allowed(specs), value=True)
 
 
-def _reference(plan: _Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
+def _reference(plan: Plan, node: Node, path: Path) -> st.SearchStrategy[dict]:
     types = sorted(name for name, rules in plan.contract.resources.items() if rules.has_base)
     return _object(plan, node, path, overrides={"type": st.sampled_from(types)})
 
 
-_SHARED_TYPES: dict[str, Callable[[_Plan, Node, Path], st.SearchStrategy]] = {
+_SHARED_TYPES: dict[str, Callable[[Plan, Node, Path], st.SearchStrategy]] = {
     "CodeableConcept": _codeable_concept,
     "Coding": _coding,
     "Identifier": _identifier,
@@ -356,11 +291,11 @@ _SHARED_TYPES: dict[str, Callable[[_Plan, Node, Path], st.SearchStrategy]] = {
 # -- the members that show the profile and the resource's own identifiers ---------------------------
 
 
-def _excluded_codings(plan: _Plan) -> frozenset[tuple[str, str]]:
+def _excluded_codings(plan: Plan) -> frozenset[tuple[str, str]]:
     return foreign_evidence_codings(plan.contract, plan.resource_type, plan.profiles)
 
 
-def _meta(plan: _Plan) -> st.SearchStrategy[dict]:
+def _meta(plan: Plan) -> st.SearchStrategy[dict]:
     extras = st.dictionaries(member_names().filter(lambda name: name != "profile"), json_values(), max_size=MAX_ITEMS)
     if not plan.showing.claim:
         return extras
@@ -368,7 +303,7 @@ def _meta(plan: _Plan) -> st.SearchStrategy[dict]:
     return extras.map(lambda extra: {**extra, "profile": list(urls)})
 
 
-def _categories(plan: _Plan) -> st.SearchStrategy[list]:
+def _categories(plan: Plan) -> st.SearchStrategy[list]:
     item = concept(
         plan.contract, bindings_from(plan.contract, plan.specs(("category",))), excluded=_excluded_codings(plan)
     )
@@ -380,7 +315,7 @@ def _categories(plan: _Plan) -> st.SearchStrategy[list]:
     return st.tuples(drawn, shown).flatmap(lambda parts: st.permutations([*parts[0], parts[1]])).map(list)
 
 
-def _url(plan: _Plan) -> st.SearchStrategy[str]:
+def _url(plan: Plan) -> st.SearchStrategy[str]:
     canonical = [p.canonical_url for p in plan.profiles if p.canonical_url]
     if canonical and plan.showing.evidence:
         return st.sampled_from(canonical)
@@ -392,7 +327,7 @@ def _url(plan: _Plan) -> st.SearchStrategy[str]:
     return st.sampled_from(known) | others if known else others
 
 
-def _identifier_list(plan: _Plan) -> st.SearchStrategy[list]:
+def _identifier_list(plan: Plan) -> st.SearchStrategy[list]:
     specs = plan.specs(("identifier",))
     own = ids.own_namespaces(plan.contract, plan.resource_type, plan.profiles)
     allowed = ids.admissible(own, specs, plan.profiles)

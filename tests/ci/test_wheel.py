@@ -19,8 +19,8 @@ from conformance.cli import main
 pytestmark = pytest.mark.slow  # builds and installs the wheel
 
 PACKAGES = ("conformance", "profiles", "schemas", "reference_impl", "reports")
-SHIPPED = (".py", ".json", ".toml")
-"""Every file of the packages with one of these suffixes is code or contract data a command reads."""
+SHIPPED = (".py", ".json", ".toml", ".j2", ".css", ".js")
+"""Every file of the packages with one of these suffixes is code, contract data or a template a command reads."""
 
 
 def version() -> str:
@@ -54,6 +54,8 @@ def test_the_wheel_carries_every_module_and_data_file_of_the_packages(
         "profiles/installation.toml",
         "schemas/openapi.json",
         "reference_impl/seed/data/parties.json",
+        "conformance/certification/templates/report.html.j2",
+        "conformance/certification/templates/report.js",
     } <= expected
     with zipfile.ZipFile(distributions["wheel"]) as wheel:
         names = set(wheel.namelist())

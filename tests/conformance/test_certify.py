@@ -16,13 +16,13 @@ import subprocess
 import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from html import escape
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
 from handler_servers import serving_handler
+from markupsafe import escape
 from project_paths import eris_command
 
 from conformance.certification import ExpectedFailures, certify, to_json, write_outputs
@@ -469,7 +469,7 @@ def test_report_html_shows_the_verdict_the_failure_and_its_exchange_escaping_eve
     assert page.startswith("<!DOCTYPE html>")
     assert "<h1>Non-conformant</h1>" in page
     _assert_only_the_reports_own_script(page)
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in page
     assert "A must &lt;b&gt;hold&lt;/b&gt;." in page
     assert "curl -i -X POST" in page
     assert 'src="http' not in page and 'href="http' not in page and "<link" not in page  # self-contained

@@ -19,7 +19,7 @@ import pytest
 from handler_servers import serving_handler
 from project_paths import eris_command
 
-from conformance import plugin
+from conformance import plugin, recording
 from conformance.certification import certify, to_json
 from conformance.certification.html_report import to_html
 from conformance.certification.judgement import A_TEST, WHOLE_SUITE
@@ -232,7 +232,7 @@ def test_report_html_shows_the_to_dos_as_a_list_of_items_not_a_paragraph():
 
 
 def test_a_test_stopped_by_a_failure_on_the_way_names_the_fix_of_that_requirement(monkeypatch):
-    monkeypatch.setattr(plugin, "_RUNNING", [Findings()])  # a test of the suite running, not this one
+    monkeypatch.setattr(recording, "_RUNNING", [Findings()])  # a test of the suite running, not this one
     with pytest.raises(Blocked) as stopped:
         plugin.blocked("ERIS-PARTY-015", "PATCH /v1/parties answered 500.")
     reason, to_exercise = what_would_exercise(str(stopped.value))

@@ -11,8 +11,6 @@ afterwards; they run in one xdist group so that they never change the same docum
 from __future__ import annotations
 
 import base64
-import binascii
-import json
 import uuid
 from functools import partial
 from typing import Any
@@ -22,20 +20,32 @@ import pytest
 
 from conformance.outcomes import data_selected_by
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
+from conformance.suite.support.asset_documents import (
+    WITHOUT_CONTENT,
+    assert_content,
+    asset_documents,
+    attachments_of,
+    beyond_workflow,
+    document_content,
+    document_key,
+    holds_content,
+    keyed_documents,
+    restore_workflow,
+    shows_content,
+    workflow_attachment,
+    workflow_document,
+    workflow_values,
+)
 from conformance.suite.support.typed_values import typed_attributes
 from conformance.suite.support.writes import (
     DOCUMENT_CONTENT,
     FIXED_ASSET_DOCUMENTS,
     attribute_like,
     codes,
-    has_identifier,
-    identifiers,
     is_workflow,
-    namespace_systems,
     nip_system,
     read_document,
     token,
-    without_workflow,
     workflow_of,
 )
 from conformance.target import Target
@@ -45,134 +55,12 @@ from profiles.coded import codes_of, same_form
 WRITES_GROUP = pytest.mark.xdist_group("fixed-asset-document-writes")
 
 
-# -- discovery ---------------------------------------------------------------------------------------------
-
-WITHOUT_CONTENT = "fixed_asset_document_without_content"
-"""The [data] entry naming a document without content (conformance.target.DATA_ENTRIES)."""
-
-
-def _documents(api: Api) -> list[dict[str, Any]]:
-    return api.read_all(FIXED_ASSET_DOCUMENTS, resource_type="FixedAssetDocument")
-
-
-def _document_key(contract: Contract, document: dict[str, Any]) -> tuple[str, str] | None:
-    found = identifiers(document, namespace_systems(contract, "fixed-asset-document"))
-    return found[0] if found else None
-
-
-def _keyed(api: Api, contract: Contract) -> list[tuple[tuple[str, str], dict[str, Any]]]:
-    """(identifier in the FixedAssetDocument.Id namespace, document) of every document listed."""
-    return [(key, d) for d in _documents(api) if (key := _document_key(contract, d)) is not None]
-
-
-def _attachments(document: Any) -> list[dict[str, Any]]:
-    found = document.get("attachment") if isinstance(document, dict) else None
-    return [a for a in found if isinstance(a, dict)] if isinstance(found, list) else []
-
-
-def _shows_content(document: dict[str, Any]) -> bool:
-    return any(a.get("data") and a.get("contentType") for a in _attachments(document))
-
-
-def _content(api: Api, system: str, value: str, **params: Any) -> httpx.Response:
-    return api.get(DOCUMENT_CONTENT, {"identifier": token(system, value), **params})
-
-
-def _holds_content(response: httpx.Response) -> bool:
-    """Whether a $document-content answer is a 200 whose document holds an attachment with data."""
-    if response.status_code != 200:
-        return False
-    try:
-        return _shows_content(response.json())
-    except ValueError:
-        return False
-
-
-def _assert_content(api: Api, response: httpx.Response, system: str, value: str) -> dict[str, Any]:
-    """A 200 of $document-content: a valid FixedAssetDocument, the one asked for, with exactly one
-    attachment holding contentType and base64 data."""
-    assert response.status_code == 200, (
-        f"$document-content of {system}|{value}, a document with content, answered {response.status_code}"
-    )
-    document = response.json()
-    api.judge(document, "FixedAssetDocument", where=f"$document-content of {system}|{value}")
-    assert has_identifier(document, system, value), f"$document-content of {system}|{value} answered another document"
-    attachments = document.get("attachment")
-    # "Response 200: a FixedAssetDocument with exactly one attachment[] holding contentType and data (base64)"
-    assert isinstance(attachments, list) and len(attachments) == 1, (
-        f"$document-content of {system}|{value} must answer exactly one attachment, not {len(attachments or [])}"
-    )
-    [attachment] = attachments
-    assert isinstance(attachment.get("contentType"), str) and attachment["contentType"], (
-        "the attachment has no contentType"
-    )
-    assert isinstance(attachment.get("data"), str) and attachment["data"], "the attachment has no data"
-    try:
-        base64.b64decode(attachment["data"], validate=True)
-    except (binascii.Error, ValueError):
-        pytest.fail(f"the data of $document-content of {system}|{value} is not base64")
-    return attachment
-
-
-def _with_content(api: Api, contract: Contract) -> list[tuple[tuple[str, str], dict[str, Any]]]:
-    """(identifier, document) of the documents that have content: shown by their read, else by a
-    $document-content that holds it."""
-    return [(key, d) for key, d in _keyed(api, contract) if _shows_content(d) or _holds_content(_content(api, *key))]
-
-
-def _workflows(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """The workflow data of each attachment that has some, in no particular order."""
-    return [found for a in _attachments(document) if (found := workflow_of(a))]
-
-
-def _workflow_values(document: dict[str, Any], code: str) -> list[Any]:
-    return sorted((w[code] for w in _workflows(document) if code in w), key=repr)
-
-
-def _workflow_attachment(document: dict[str, Any]) -> dict[str, Any]:
-    return next(a for a in _attachments(document) if workflow_of(a))
-
-
-def _workflow_document(api: Api, contract: Contract) -> tuple[tuple[str, str], dict[str, Any], dict[str, Any]]:
-    """A document with content and an attachment carrying workflow data: (identifier, document, its content
-    as answered by $document-content). One with a single attachment when there is one (a PATCH of one
-    attachment's workflow data then names it beyond doubt); the last one, to keep clear of tests that take
-    the first."""
-    candidates = [(key, d) for key, d in _with_content(api, contract) if _workflows(d)]
-    if not candidates:
-        not_exercised(
-            f"no fixed-asset document listed by GET {FIXED_ASSET_DOCUMENTS} has content and an attachment with "
-            "workflow data (attachment[].attribute[] workflow-status, workflow-link, workflow-system)",
-            exercise="a fixed-asset document with a scan and workflow data in the target's data",
-        )
-    key, document = sorted(candidates, key=lambda c: len(_attachments(c[1])) == 1)[-1]
-    content = _assert_content(api, _content(api, *key), *key)
-    return key, document, content
-
-
-def _rest(document: dict[str, Any]) -> dict[str, Any]:
-    """What a write of workflow data leaves as it was (writes.without_workflow), attachments in no order."""
-    rest = without_workflow(document)
-    if isinstance(rest.get("attachment"), list):
-        rest["attachment"] = sorted(rest["attachment"], key=lambda a: json.dumps(a, sort_keys=True))
-    return rest
-
-
-def _restore_workflow(api: Api, key: tuple[str, str], workflow: dict[str, Any], like: Any) -> None:
-    if workflow:
-        body = {
-            "resourceType": "FixedAssetDocument",
-            "attachment": [{"attribute": [attribute_like(like, code, value) for code, value in workflow.items()]}],
-        }
-        api.patch(FIXED_ASSET_DOCUMENTS, json=body, params={"identifier": token(*key)})
-
-
 # -- fixed-asset documents: reads --------------------------------------------------------------------------
 
 
 @pytest.mark.requirement("ERIS-ASSET-010", "ERIS-ASSET-001", "ERIS-READ-001")
 def test_fixed_asset_documents_read_by_identifier_owner_and_attribute(api: Api, contract: Contract) -> None:
-    keyed = [(d, key) for d in _documents(api) if (key := _document_key(contract, d)) is not None]
+    keyed = [(d, key) for d in asset_documents(api) if (key := document_key(contract, d)) is not None]
     documents = [document for document, _ in keyed]
     if not documents:
         not_exercised(
@@ -232,25 +120,25 @@ def test_document_content_of_a_document_with_content(api: Api, contract: Contrac
     """Every listed document is asked for its content; each that has some answers exactly one attachment, with
     format=blob too, with the owner keeping the register, and with the document's own attributes as code|value.
     One whose read shows no content may answer 404."""
-    keyed = _keyed(api, contract)
+    keyed = keyed_documents(api, contract)
     checked = 0
     done: set[str] = set()
     for key, document in keyed:
-        response = _content(api, *key)
-        if not _shows_content(document) and not _holds_content(response):
+        response = document_content(api, *key)
+        if not shows_content(document) and not holds_content(response):
             continue  # no content, by its 404 or by a 200 holding none: the 404's test judges that answer
-        attachment = _assert_content(api, response, *key)
+        attachment = assert_content(api, response, *key)
         checked += 1
         _exercised_content(done, "identifier", {"identifier": token(*key)})
-        shown = [a.get("data") for a in _attachments(document) if a.get("data")]
+        shown = [a.get("data") for a in attachments_of(document) if a.get("data")]
         if shown:
             assert attachment["data"] in shown, f"$document-content of {token(*key)} is not the content its read shows"
-        _assert_content(api, _content(api, *key, format="blob"), *key)
+        assert_content(api, document_content(api, *key, format="blob"), *key)
         _exercised_content(done, "format", {"identifier": token(*key), "format": "blob"})
         # "attribute (optional, repeatable, code|value, for example schema|<schema>)": the document's own
         # attributes, a number or a boolean in its JSON text; what else it selects is not shown
         for pair in typed_attributes(document)[:2]:
-            _assert_content(api, _content(api, *key, attribute=token(*pair)), *key)
+            assert_content(api, document_content(api, *key, attribute=token(*pair)), *key)
             _exercised_content(done, "attribute", {"identifier": token(*key), "attribute": token(*pair)})
         owners = [
             o["identifier"]["value"]
@@ -260,7 +148,7 @@ def test_document_content_of_a_document_with_content(api: Api, contract: Contrac
             and o["identifier"].get("system") == nip_system(contract)
         ]
         if owners:
-            _assert_content(api, _content(api, *key, owner=token(nip_system(contract), owners[0])), *key)
+            assert_content(api, document_content(api, *key, owner=token(nip_system(contract), owners[0])), *key)
             _exercised_content(
                 done, "owner", {"identifier": token(*key), "owner": token(nip_system(contract), owners[0])}
             )
@@ -301,15 +189,15 @@ def test_document_content_of_a_document_without_content_is_a_404(
     """Every listed document whose read shows no content is asked, until one answers 404; a 200 holding no
     content is the 404 not given. Then the document of [data] fixed_asset_document_without_content."""
     tried = 0
-    for key, document in _keyed(api, contract):
-        if _shows_content(document):
+    for key, document in keyed_documents(api, contract):
+        if shows_content(document):
             continue
-        response = _content(api, *key)
+        response = document_content(api, *key)
         tried += 1
         if response.status_code == 404:
             findings.check()
             return
-        if response.status_code == 200 and not _holds_content(response):
+        if response.status_code == 200 and not holds_content(response):
             findings.add(
                 "ERIS-ERR-201",
                 f"$document-content of {token(*key)} answered 200 without content (no attachment with data), "
@@ -330,7 +218,7 @@ def test_document_content_of_a_document_without_content_is_a_404(
             f"[data] {WITHOUT_CONTENT}",
             exercise=f"[data] {WITHOUT_CONTENT}",
         )
-    response = _content(api, *named)
+    response = document_content(api, *named)
     if response.status_code == 404 and not api.read_identified(
         FIXED_ASSET_DOCUMENTS, *named, resource_type="FixedAssetDocument"
     ):
@@ -375,9 +263,9 @@ def _answered_200(response: httpx.Response, what: str, requirement: str, finding
 def test_patch_of_a_fixed_asset_document_changes_its_workflow_data(
     api: Api, contract: Contract, findings: Findings
 ) -> None:
-    key, _, content = _workflow_document(api, contract)
+    key, _, content = workflow_document(api, contract)
     before = read_document(api, *key)
-    original = workflow_of(_workflow_attachment(before))
+    original = workflow_of(workflow_attachment(before))
     marker = _marker()
     body = {
         "resourceType": "FixedAssetDocument",
@@ -389,23 +277,23 @@ def test_patch_of_a_fixed_asset_document_changes_its_workflow_data(
         what = f"PATCH {FIXED_ASSET_DOCUMENTS}?identifier={token(*key)} of workflow data"
         _answered_200(response, what, "ERIS-ASSET-012", findings)
         after = read_document(api, *key)
-        if marker not in _workflow_values(after, "workflow-status"):
+        if marker not in workflow_values(after, "workflow-status"):
             findings.add("ERIS-ASSET-012", "a read after PATCH shows the new workflow-status on no attachment")
         for code in ("workflow-link", "workflow-system"):
-            if _workflow_values(after, code) != _workflow_values(before, code):
+            if workflow_values(after, code) != workflow_values(before, code):
                 findings.add("ERIS-ASSET-012", f"PATCH of workflow-status changed {code}")
         if codes(after.get("status")) != codes(before.get("status")):
             findings.add("ERIS-ASSET-001", "PATCH of workflow data changed the read-only status")
-        if _rest(after) != _rest(before):
+        if beyond_workflow(after) != beyond_workflow(before):
             findings.add(
                 "ERIS-ASSET-012",
                 "PATCH of a fixed-asset document changed more than its workflow data (attachment[].attribute[])",
             )
-        again = _assert_content(api, _content(api, *key), *key)
+        again = assert_content(api, document_content(api, *key), *key)
         if again["data"] != content["data"]:
             findings.add("ERIS-ASSET-012", "PATCH of workflow data changed the document's content")
     finally:
-        _restore_workflow(api, key, original, before)
+        restore_workflow(api, key, original, before)
     findings.check()
 
 
@@ -417,9 +305,9 @@ def test_patch_of_a_fixed_asset_document_changes_nothing_but_workflow_data(
     """A body that also names other elements (status, comment, identifier, attachment content, another
     attribute): the contract leaves such a body open (ERIS-ASSET-016), so 200 or a 4xx; either way only
     workflow data may change (the status, read-only, least of all)."""
-    key, _, content = _workflow_document(api, contract)
+    key, _, content = workflow_document(api, contract)
     before = read_document(api, *key)
-    original = workflow_of(_workflow_attachment(before))
+    original = workflow_of(workflow_attachment(before))
     current = codes(before.get("status"))
     other_status = next(code for code in ("open", "closed", "posted") if code not in current)
     marker = _marker()
@@ -450,19 +338,19 @@ def test_patch_of_a_fixed_asset_document_changes_nothing_but_workflow_data(
         after = read_document(api, *key)
         if codes(after.get("status")) != current:
             findings.add("ERIS-ASSET-001", "PATCH changed the read-only status of a fixed-asset document")
-        if _rest(after) != _rest(before):
+        if beyond_workflow(after) != beyond_workflow(before):
             findings.add(
                 "ERIS-ASSET-012",
                 "PATCH of a fixed-asset document changed more than its workflow data (attachment[].attribute[])",
             )
-        if response.status_code == 200 and marker not in _workflow_values(after, "workflow-status"):
+        if response.status_code == 200 and marker not in workflow_values(after, "workflow-status"):
             findings.add("ERIS-ASSET-012", "an accepted PATCH did not change the workflow-status")
-        if _assert_content(api, _content(api, *key), *key)["data"] != content["data"]:
+        if assert_content(api, document_content(api, *key), *key)["data"] != content["data"]:
             findings.add("ERIS-ASSET-012", "PATCH of a fixed-asset document changed its content")
         if api.read_identified(FIXED_ASSET_DOCUMENTS, key[0], f"{key[1]}-ERIS") != []:
             findings.add("ERIS-ASSET-012", "PATCH of a fixed-asset document changed its identifier")
     finally:
-        _restore_workflow(api, key, original, before)
+        restore_workflow(api, key, original, before)
     findings.check()
 
 
@@ -473,11 +361,11 @@ def test_post_writes_the_scan_and_workflow_status_of_a_fixed_asset_document(
 ) -> None:
     """The scan written is the document's own content (so its content does not change), with a new
     workflow-status; the status is put back afterwards."""
-    key, _, content = _workflow_document(api, contract)
+    key, _, content = workflow_document(api, contract)
     before = read_document(api, *key)
-    original = workflow_of(_workflow_attachment(before))
+    original = workflow_of(workflow_attachment(before))
     marker = _marker()
-    kept = [a for a in _workflow_attachment(before).get("attribute") or [] if not is_workflow(a, "workflow-status")]
+    kept = [a for a in workflow_attachment(before).get("attribute") or [] if not is_workflow(a, "workflow-status")]
     body = {
         "resourceType": "FixedAssetDocument",
         "identifier": [{"system": key[0], "value": key[1]}],
@@ -495,13 +383,13 @@ def test_post_writes_the_scan_and_workflow_status_of_a_fixed_asset_document(
         _answered_200(response, f"POST {FIXED_ASSET_DOCUMENTS} of scan and workflow status", "ERIS-ASSET-013", findings)
         after = read_document(api, *key)
         # the scan may replace the attachment or be added beside it: the contract fixes neither, nor an order
-        if marker not in _workflow_values(after, "workflow-status"):
+        if marker not in workflow_values(after, "workflow-status"):
             findings.add("ERIS-ASSET-013", "a read after POST shows the workflow-status written on no attachment")
         if codes(after.get("status")) != codes(before.get("status")):
             findings.add("ERIS-ASSET-001", "POST changed the read-only status")
-        written = _assert_content(api, _content(api, *key), *key)
+        written = assert_content(api, document_content(api, *key), *key)
         if base64.b64decode(written["data"]) != base64.b64decode(content["data"]):
             findings.add("ERIS-ASSET-013", "$document-content after POST is not the scan written")
     finally:
-        _restore_workflow(api, key, original, before)
+        restore_workflow(api, key, original, before)
     findings.check()

@@ -18,7 +18,6 @@ those of every filter that happens to find it."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 
@@ -36,15 +35,23 @@ from conformance.suite.support.filters import (
 from conformance.suite.support.reads import (
     UNDECLARED_VOCABULARY,
     ListRead,
-    as_list,
     codings,
+    identifier_pairs,
     ids,
     list_read,
     list_reads,
-    names_parameter,
     token,
 )
 from conformance.suite.support.typed_values import typed_attributes
+from conformance.suite.support.vocabularies import (
+    REFUSED_CODED_FILTERS,
+    a_code_of,
+    all_codings,
+    assert_400_naming,
+    codes_carried,
+    declared_vocabulary_cases,
+    list_read_of,
+)
 from profiles import load_contract
 
 _UNCHECKED = unchecked_parameters()
@@ -82,14 +89,6 @@ ENDPOINT = {
     "/v1/document-references": DOCUMENTS,
 }
 """The requirement whose row lists a read's parameters: a filter that does not filter breaks it."""
-
-
-REFUSED = {
-    ("/v1/parties", "type"): "ERIS-FILTER-001",
-    ("/v1/parties", "status"): "ERIS-FILTER-001",
-    ("/v1/document-references", "type"): "ERIS-FILTER-002",
-}
-"""Coded filters whose value, taken from an item, is refused: a vocabulary declared for them turned down."""
 
 
 def _case(path: str, parameter: str, mark: Any, breaks: str | None = None) -> Any:
@@ -153,7 +152,7 @@ def _case(path: str, parameter: str, mark: Any, breaks: str | None = None) -> An
 def test_a_value_taken_from_an_item_finds_it_and_only_matching_items(
     discovery: Discovery, read: ListRead, flt: Filter, breaks: str, findings: Findings
 ) -> None:
-    refused = REFUSED.get((read.path, flt.parameter))
+    refused = REFUSED_CODED_FILTERS.get((read.path, flt.parameter))
     check_filter_for(discovery, read, flt, findings, breaks, refused, listing=[ENDPOINT[read.path]])
 
 
@@ -183,18 +182,10 @@ def test_a_party_is_read_back_by_each_of_its_reference_key_identifiers(
         broken = "ERIS-PARTY-011" if system.startswith(installation) else "ERIS-PARTY-010"
         if party["id"] not in ids(found):
             findings.add(broken, f"GET /v1/parties?identifier={system}|{value} did not find {party['id']}")
-        wrong = [p["id"] for p in found if {"system": system, "value": value} not in _identifier_pairs(p)]
+        wrong = [p["id"] for p in found if {"system": system, "value": value} not in identifier_pairs(p)]
         if wrong:
             findings.add(broken, f"GET /v1/parties?identifier={system}|{value} answered parties without it: {wrong}")
     findings.check()
-
-
-def _identifier_pairs(item: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {"system": i.get("system"), "value": i.get("value")}
-        for i in as_list(item.get("identifier"))
-        if isinstance(i, dict)
-    ]
 
 
 @pytest.mark.requirement(FORM, ATTRIBUTE)
@@ -253,45 +244,10 @@ def test_a_read_without_its_required_parameter_is_refused(discovery: Discovery, 
 # -- coded filters and their vocabularies ---------------------------------------------------------
 
 
-def _vocabulary_cases_are_the_declared_ones(cases: list[Any]) -> list[Any]:
-    """The cases, once checked against profiles/resources: each coded filter with declared vocabularies."""
-    declared = {(t, p) for t, rules in load_contract().resources.items() for p in rules.filter_vocabularies}
-    listed = {tuple(case.values) for case in cases}
-    assert listed == declared, f"vocabulary cases {sorted(listed)} are not the declared filters {sorted(declared)}"
-    return cases
-
-
-def _path_of(resource_type: str) -> ListRead:
-    return next(read for read in list_reads() if read.resource_type == resource_type)
-
-
-def _codes_carried(discovery: Discovery, read: ListRead, element: str) -> list[tuple[str, str]]:
-    return [pair for item in discovery.items(read.path) for pair in codings(item.get(element))]
-
-
-def _echoes(value: str) -> list[str]:
-    system = value.partition("|")[0]
-    return [value, system, quote(value, safe=""), quote(system, safe=""), quote(value), quote(system)]
-
-
-def _assert_400_naming(
-    discovery: Discovery, read: ListRead, parameter: str, value: str, findings: Findings, refused_by: str = CODED
-) -> None:
-    """A 400 ("A vocabulary outside them gives 400": `refused_by`) "that names the parameter" (ERIS-ERR-101)."""
-    response = discovery.api.get(read.path, {parameter: value})
-    shown = f"GET {read.path}?{parameter}={value}"
-    if response.status_code != 400:
-        findings.add(refused_by, f"{shown} (a vocabulary not declared for it) answered {response.status_code}")
-    elif not names_parameter(response, parameter, _echoes(value)):
-        findings.add(
-            "ERIS-ERR-101", f"{shown} answered 400 without naming the parameter {parameter!r}: {response.text[:300]}"
-        )
-
-
 @pytest.mark.requirement(CODED, "ERIS-ERR-101")
 @pytest.mark.parametrize(
     ("resource_type", "parameter"),
-    _vocabulary_cases_are_the_declared_ones(
+    declared_vocabulary_cases(
         [
             # each case cites the rule of its own resource: a fault of one resource's filter leaves the other's row
             pytest.param("Party", "type", marks=pytest.mark.requirement("ERIS-FILTER-001"), id="Party.type"),
@@ -308,24 +264,24 @@ def _assert_400_naming(
 def test_a_coded_filter_in_an_undeclared_vocabulary_is_a_400_naming_the_parameter(
     discovery: Discovery, resource_type: str, parameter: str, findings: Findings
 ) -> None:
-    read = _path_of(resource_type)
+    read = list_read_of(resource_type)
     declared = discovery.contract.resources[resource_type].filter_vocabularies
-    carried = [code for system, code in _codes_carried(discovery, read, parameter) if system in declared[parameter]]
+    carried = [code for system, code in codes_carried(discovery, read, parameter) if system in declared[parameter]]
     code = carried[0] if carried else "x"
     # a vocabulary of nobody; those declared for the resource's other coded filters; and a few that the
     # items use in other elements (category, space...): real vocabularies, but not this filter's
-    elsewhere = {system for item in discovery.items(read.path) for system, _ in _all_codings(item)}
+    elsewhere = {system for item in discovery.items(read.path) for system, _ in all_codings(item)}
     others = {v for name, vocabularies in declared.items() if name != parameter for v in vocabularies}
     wrong = sorted(others - set(declared[parameter])) + sorted(elsewhere - others - set(declared[parameter]))[:3]
     for vocabulary in [UNDECLARED_VOCABULARY, *wrong]:
-        _assert_400_naming(discovery, read, parameter, token(vocabulary, code), findings)
+        assert_400_naming(discovery, read, parameter, token(vocabulary, code), findings, refused_by=CODED)
     findings.check()
 
 
 @pytest.mark.requirement(CODED)
 @pytest.mark.parametrize(
     ("resource_type", "parameter"),
-    _vocabulary_cases_are_the_declared_ones(
+    declared_vocabulary_cases(
         [
             # each case cites the rule of its own resource: a fault of one resource's filter leaves the other's row
             pytest.param("Party", "type", marks=pytest.mark.requirement("ERIS-FILTER-001"), id="Party.type"),
@@ -342,12 +298,12 @@ def test_a_coded_filter_in_an_undeclared_vocabulary_is_a_400_naming_the_paramete
 def test_a_coded_filter_in_each_declared_vocabulary_is_accepted(
     discovery: Discovery, resource_type: str, parameter: str
 ) -> None:
-    read = _path_of(resource_type)
+    read = list_read_of(resource_type)
     # a code of each vocabulary wherever the items carry one (warehouse/document-status is a status)
-    carried = {system: code for item in discovery.items(read.path) for system, code in _all_codings(item)}
+    carried = {system: code for item in discovery.items(read.path) for system, code in all_codings(item)}
     tried = 0
     for vocabulary in discovery.contract.resources[resource_type].filter_vocabularies[parameter]:
-        code = carried.get(vocabulary) or _a_code_of(discovery, vocabulary)
+        code = carried.get(vocabulary) or a_code_of(discovery, vocabulary)
         if code is None:
             continue
         # The answer must be a read (200 and the envelope); which items a code of a vocabulary that is
@@ -357,41 +313,14 @@ def test_a_coded_filter_in_each_declared_vocabulary_is_accepted(
     skip_without([None] * tried, f"code of the vocabularies declared for {resource_type} {parameter}", read.path)
 
 
-def _all_codings(node: Any) -> list[tuple[str, str]]:
-    """(system, code) of every Coding anywhere in a resource."""
-    if isinstance(node, list):
-        return [pair for value in node for pair in _all_codings(value)]
-    if not isinstance(node, dict):
-        return []
-    found = codings(node) if "coding" in node else []
-    return found + [pair for key, value in node.items() if key != "coding" for pair in _all_codings(value)]
-
-
-def _a_code_of(discovery: Discovery, vocabulary: str) -> str | None:
-    """A code of `vocabulary`, from the value set of that url if the target serves one."""
-    response = discovery.api.get("/v1/value-sets", {"url": vocabulary})
-    if response.status_code != 200:
-        return None
-    # a member without a value may be served as null (a form the contract leaves open)
-    for value_set in as_list(response.json().get("items")):
-        compose = value_set.get("compose") if isinstance(value_set, dict) else None
-        for include in as_list(compose.get("include") if isinstance(compose, dict) else None):
-            if not isinstance(include, dict) or include.get("system") != vocabulary:
-                continue
-            for concept in as_list(include.get("concept")):
-                if isinstance(concept, dict) and isinstance(concept.get("code"), str):
-                    return concept["code"]
-    return None
-
-
 @pytest.mark.requirement("ERIS-FILTER-002", "ERIS-ERR-102", "ERIS-ERR-101")
 def test_the_finance_document_type_filter_on_document_references_is_a_400(
     discovery: Discovery, findings: Findings
 ) -> None:
     vocabulary = f"{discovery.vocab_url}/finance/document-type"
-    code = _a_code_of(discovery, vocabulary) or "invoice"
+    code = a_code_of(discovery, vocabulary) or "invoice"
     read = list_read("/v1/document-references")
-    _assert_400_naming(discovery, read, "type", token(vocabulary, code), findings, refused_by="ERIS-ERR-102")
+    assert_400_naming(discovery, read, "type", token(vocabulary, code), findings, refused_by="ERIS-ERR-102")
     findings.check()
 
 

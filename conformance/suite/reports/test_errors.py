@@ -21,13 +21,21 @@ from hypothesis import strategies as st
 from conformance.bounded_http import BoundedClient
 from conformance.plugin import Api, Findings, PropertyBudget, SuiteReceiver, not_exercised
 from conformance.strategies import report_order
+from conformance.suite.support.order_faults import (
+    DRAWN_ORDER_FAULTS,
+    FIELD_FAULTS,
+    MONTH_FAULTS,
+    ORDER_FAULTS,
+    PARAMETER_FAULTS,
+    assert_refused,
+    with_fault,
+)
 from conformance.suite.support.orders import REPORTS, answered, assert_refused_as_client_fault
 from conformance.suite.support.reports import assert_problem_details_400
 from conformance.suite.support.tokens import forged_tokens
 from conformance.target import Target
 from conformance.traffic import exchange_of_response
 from profiles import Contract
-from profiles.limits import LIMITS
 from reports.client import retry_after_seconds
 from reports.keys import public_key_pem
 
@@ -188,54 +196,6 @@ def test_an_unknown_report_id_says_report_type_not_found(api: Api, report_token:
 
 # -- faults of the order whose status the Errors part does not name -----------------------------------------
 
-MONTH_FAULTS = {
-    f"Month-{month}": ("parameters.Month", str(month)) for month in (LIMITS.month.minimum - 1, LIMITS.month.maximum + 1)
-}
-PARAMETER_FAULTS = {f"{name}-missing": (f"parameters.{name}", None) for name in ("CompanyTaxNo", "Year", "Month")}
-FIELD_FAULTS = {
-    "format-missing": ("format", None),
-    "format-xml": ("format", "xml"),
-    "runAt-missing": ("runAt", None),
-    "runAt-not-a-date": ("runAt", "next Monday"),
-    "storage-missing": ("storage", None),
-    "storage-type-ftp": ("storage.type", "ftp"),
-    "storage-connectionString-missing": ("storage.connectionString", None),
-}
-ORDER_FAULTS = {**MONTH_FAULTS, **PARAMETER_FAULTS, **FIELD_FAULTS}
-
-
-def with_fault(order: dict[str, Any], fault: tuple[str, str | None]) -> tuple[dict[str, Any], str]:
-    """The order with the field at the dotted path removed (value None) or replaced; and a description."""
-    path, value = fault
-    holder = order
-    *parents, name = path.split(".")
-    for parent in parents:
-        holder = holder[parent]
-    if value is None:
-        del holder[name]
-    else:
-        holder[name] = value
-    return order, f"an order with {path} {'missing' if value is None else repr(value)}"
-
-
-FIELD_REQUIREMENTS = {"format": "ERIS-REPORT-001", "runAt": "ERIS-REPORT-004", "storage": "ERIS-REPORT-005"}
-"""The requirement fixing each required field of an order (the parameters: ERIS-REPORT-008)."""
-WRONG_STATUS_REQUIREMENTS = {401: "ERIS-ERR-303", 403: "ERIS-ERR-304", 404: "ERIS-ERR-305"}
-
-
-def _refused(api: Api, token: str, order: dict[str, Any], fault: tuple[str, str | None], findings: Findings) -> None:
-    """Accepting the faulty order breaks the requirement of its field; a 5xx blames the service for the
-    client's fault (ERIS-ERR-308); 401, 403 or 404 give a condition that is false here."""
-    faulty, what = with_fault(order, fault)
-    response = api.post(REPORTS, json=faulty, token=token)
-    try:
-        assert_refused_as_client_fault(response, what)
-    except AssertionError as failure:
-        status = response.status_code
-        field = FIELD_REQUIREMENTS.get(fault[0].split(".")[0], "ERIS-REPORT-008")
-        findings.add("ERIS-ERR-308" if status >= 500 else WRONG_STATUS_REQUIREMENTS.get(status, field), str(failure))
-    findings.check()
-
 
 @pytest.mark.requirement("ERIS-REPORT-008", "ERIS-ERR-308")
 @pytest.mark.parametrize("fault", MONTH_FAULTS.values(), ids=MONTH_FAULTS.keys())
@@ -247,7 +207,7 @@ def test_a_month_outside_1_to_12_is_refused(
     5xx is kept for failures on the service side) other than 401, 403 and 404, whose conditions are false
     here. 400, the nearest row ("malformed body"), is the expected answer; 422 or 409, say, pass too.
     (Whether a 400 is the row's Problem Details: test_a_400_for_a_fault_of_the_order_is_problem_details.)"""
-    _refused(api, report_token, valid_order, fault, findings)
+    assert_refused(api, report_token, valid_order, fault, findings)
 
 
 @pytest.mark.requirement("ERIS-REPORT-008", "ERIS-ERR-308")
@@ -257,7 +217,7 @@ def test_a_missing_cost_calculation_parameter_is_refused(
 ) -> None:
     """CompanyTaxNo, Year and Month are required for the cost-calculation reports; without one the order
     is refused with a 4xx as for a Month outside 1..12 (the status is not named)."""
-    _refused(api, report_token, valid_order, fault, findings)
+    assert_refused(api, report_token, valid_order, fault, findings)
 
 
 @pytest.mark.requirement("ERIS-REPORT-001", "ERIS-REPORT-004", "ERIS-REPORT-005", "ERIS-ERR-308")
@@ -268,7 +228,7 @@ def test_an_order_with_a_required_field_missing_or_invalid_is_refused(
     """format (parquet or csv), runAt (an ISO 8601 date-time) and storage (type from blob, http, local,
     smb; connectionString) are required: an order missing one, or with a value outside them, is refused
     with a 4xx as for a Month outside 1..12 (the Errors part names only a missing publicKeyPem)."""
-    _refused(api, report_token, valid_order, fault, findings)
+    assert_refused(api, report_token, valid_order, fault, findings)
 
 
 @pytest.mark.requirement("ERIS-ERR-001")
@@ -363,21 +323,6 @@ def test_a_429_carries_retry_after(api: Api, target: Target, report_token: str, 
 
 # -- property: orders drawn from the contract data, each with one fault whose answer the contract fixes -----
 
-_MONTHS_OUTSIDE = st.integers(max_value=LIMITS.month.minimum - 1) | st.integers(min_value=LIMITS.month.maximum + 1)
-_ORDER_FAULTS = {
-    # fault -> (requirement, change of a valid order)
-    "publicKeyPem missing": ("ERIS-ERR-001", lambda order, draw: order.pop("publicKeyPem")),
-    "reportId missing": ("ERIS-REPORT-006", lambda order, draw: order.pop("reportId")),
-    "groupId instead of reportId": (
-        "ERIS-REPORT-006",
-        lambda order, draw: order.__setitem__("groupId", order.pop("reportId")),
-    ),
-    f"Month outside {LIMITS.month}": (
-        "ERIS-REPORT-008",
-        lambda order, draw: order["parameters"].__setitem__("Month", str(draw(_MONTHS_OUTSIDE))),
-    ),
-}
-
 
 @pytest.mark.requirement("ERIS-ERR-001", "ERIS-REPORT-006", "ERIS-REPORT-008")
 def test_orders_with_one_fault_get_the_answer_the_contract_fixes(
@@ -410,9 +355,9 @@ def test_orders_with_one_fault_get_the_answer_the_contract_fixes(
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(order=orders, fault=st.sampled_from(sorted(_ORDER_FAULTS)), data=st.data())
+    @given(order=orders, fault=st.sampled_from(sorted(DRAWN_ORDER_FAULTS)), data=st.data())
     def property_of(order: dict[str, Any], fault: str, data: Any) -> None:
-        requirement, change = _ORDER_FAULTS[fault]
+        requirement, change = DRAWN_ORDER_FAULTS[fault]
         change(order, data.draw)
         sent[fault] += 1
         response = api.post(REPORTS, json=order, token=report_token)

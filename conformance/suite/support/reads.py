@@ -212,3 +212,12 @@ def names_parameter(response: httpx.Response, parameter: str, echoed: Iterable[s
         if word.search(text):
             return True
     return False
+
+
+def identifier_pairs(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """{system, value} of each identifier of `item`, whatever else the identifier carries."""
+    return [
+        {"system": i.get("system"), "value": i.get("value")}
+        for i in as_list(item.get("identifier"))
+        if isinstance(i, dict)
+    ]
