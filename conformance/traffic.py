@@ -13,6 +13,8 @@ from typing import Any
 
 import httpx
 
+from conformance.redaction import redacted_headers
+
 __all__ = ["BODY_LIMIT", "Exchange", "Traffic", "exchange_of_cut_answer", "exchange_of_response"]
 
 BODY_LIMIT = 64 * 1024
@@ -88,7 +90,8 @@ def _exchange(request: httpx.Request, started: float, status: int, headers: dict
         duration=time.time() - started,
         method=request.method,
         url=str(request.url),
-        request_headers=dict(request.headers),
+        # a traffic.har is published with its certification: what opens the target never reaches it
+        request_headers=redacted_headers(dict(request.headers)),
         request_body=_kept(content),
         request_body_size=len(content),
         status=status,
