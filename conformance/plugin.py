@@ -31,6 +31,7 @@ from conformance.backoff import ATTEMPTS, GatewayBackoff, backoff_text
 from conformance.bounded_http import AnswerTooLarge, AnswerTooSlow, BoundedClient, SuiteCouldNotSend
 from conformance.concurrent_calls import findings_kept_apart, in_order
 from conformance.key_pairs import KeyPairs, stocked_keys
+from conformance.made_up import set_names_seed
 from conformance.operations import operation_requirement
 from conformance.outcomes import NOT_APPLICABLE, TO_EXERCISE, Blocked, Findings, FindingsFailed, TestOutcome
 from conformance.settings import (
@@ -201,6 +202,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--eris-seed", type=int, metavar="N", help="seed of the property phase (default: a new one, reported)"
     )
     group.addoption(
+        "--eris-names-seed", metavar="TEXT", help="seed of the names the suite makes up (conformance/made_up.py)"
+    )
+    group.addoption(
         "--eris-request-timeout",
         type=float,
         default=DEFAULT_REQUEST_TIMEOUT,
@@ -250,6 +254,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("eris_backoff") > 0:
         raise pytest.UsageError(f"--eris-backoff must be more than 0 seconds, not {config.getoption('eris_backoff'):g}")
     config.stash[STARTED] = time.monotonic()
+    set_names_seed(config.getoption("eris_names_seed"))
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this conformance test checks")
     # declared here too, so that a run without pytest-xdist does not warn about the suite's groups
     config.addinivalue_line("markers", "xdist_group(name): tests that must run in one pytest-xdist worker")
