@@ -16,6 +16,7 @@ import importlib.util
 import io
 import random
 import re
+import secrets
 import signal
 import sys
 import tempfile
@@ -54,6 +55,7 @@ from conformance.settings import (
     usable_cores,
 )
 from conformance.target import TargetError, load_target
+from conformance.verification import RunRecord, collected_keys, keys_recorded, options_of, redacted_description, seal
 
 __all__ = [
     "EXIT_CONFORMANT",
@@ -130,6 +132,10 @@ class CertifyOptions:
     quiet: bool = False
     suite_dir: Path = SUITE_DIR
     out: TextIO = field(default_factory=lambda: sys.stdout)
+    names_seed: str | None = None
+    """Seed of the names the suite makes up (conformance/made_up.py); None: a new one, recorded."""
+    plugins: tuple[Any, ...] = ()
+    """More pytest plugins of the run (`eris verify` hands out the recorded report keys with one)."""
 
     @property
     def embedded(self) -> bool:
@@ -149,6 +155,8 @@ def _certify(options: CertifyOptions) -> int:
     expected = _checked(options)
     if options.seed is None:
         options = dataclasses.replace(options, seed=random.randrange(2**32))
+    if options.names_seed is None:
+        options = dataclasses.replace(options, names_seed=secrets.token_hex(16))
     catalogue = _catalogue()
     report_dir = _prepared(options.report_dir)
     with contextlib.ExitStack() as stack:
@@ -186,7 +194,9 @@ def _certify(options: CertifyOptions) -> int:
         print(f"eris certify: {choice.line()}; in a test, {at_once} (--concurrency)", file=options.out)
         options = dataclasses.replace(options, workers=choice.workers)
         started = datetime.now(UTC)
-        session = _run_suite(options, config, report_dir, folder)
+        with keys_recorded(folder / "keys"):
+            session = _run_suite(options, config, report_dir, folder)
+        described, keys = redacted_description(config), collected_keys(folder / "keys")
         finished = datetime.now(UTC)
     selection = _selection(options)
     if session.run_stop:
@@ -214,6 +224,8 @@ def _certify(options: CertifyOptions) -> int:
     )
     try:
         paths = write_outputs(certification, report_dir)
+        assert options.seed is not None and options.names_seed is not None
+        seal(report_dir, RunRecord(options.seed, options.names_seed, options_of(options), described, keys))
     except OSError as error:
         raise RunError(f"cannot write the certification into {report_dir}: {error.strerror or error}") from None
     paths["junit.xml"] = report_dir / "junit.xml"
@@ -481,6 +493,7 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         arguments += ["-k", options.keyword]
     arguments += [f"--eris-requirement={requirement_id}" for requirement_id in options.requirements]
     arguments += [f"--eris-examples={options.examples}", f"--eris-seed={options.seed}"]
+    arguments += [f"--eris-names-seed={options.names_seed}"] if options.names_seed else []
     arguments += [
         f"--eris-request-timeout={options.request_timeout}",
         f"--eris-max-answer-size={options.max_answer_size}",
@@ -503,7 +516,7 @@ def _run_suite(options: CertifyOptions, config: str | None, report_dir: Path, fo
     pytest_output = io.StringIO()
     try:
         with watchdog, contextlib.redirect_stdout(pytest_output):
-            code = pytest.main(arguments, plugins=[session, *([progress] if progress else [])])
+            code = pytest.main(arguments, plugins=[session, *options.plugins, *([progress] if progress else [])])
     except KeyboardInterrupt:
         if not watchdog.fired:
             raise
