@@ -51,7 +51,7 @@ def main() -> int:
             seconds, code, said = _timed(["verify", folder])
             verify_times.append(seconds)
             said = f"exit {code}: {said}"
-    print(f"{checkout_state()}; load {load_average()}")
+    print(f"commit {checkout_state(['conformance'], 'conformance/')}; load {load_average()}")
     for name, times in (("certify", certify_times), ("verify", verify_times)):
         print(f"{name:8} median {statistics.median(times):6.1f} s  (min {min(times):.1f}, max {max(times):.1f})")
     print(f"verify / certify: {statistics.median(verify_times) / statistics.median(certify_times):.2f}x")
