@@ -72,9 +72,12 @@ def test_the_replay_answers_by_request_not_by_order() -> None:
             _exchange(1, "t2", f"{target}/v1/x", b'{"n":2,"to":"' + receiver.encode() + b'/r"}', 400, b'{"a":2}'),
         ]
     )
-    with Replay(
-        recording, recorded_target=target, recorded_receiver=receiver, receiver_url="http://127.0.0.1:9"
-    ) as replay, httpx.Client(base_url=replay.base_url) as client:
+    with (
+        Replay(
+            recording, recorded_target=target, recorded_receiver=receiver, receiver_url="http://127.0.0.1:9"
+        ) as replay,
+        httpx.Client(base_url=replay.base_url) as client,
+    ):
         second = client.post("/v1/x", content=b'{"n":2,"to":"http://127.0.0.1:9/r"}')
         first = client.post("/v1/x", content=b'{"runAt":"2031-05-05T01:02:03Z","n":1}')
         unknown = client.post("/v1/x", content=b'{"n":3}')
