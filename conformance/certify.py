@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
+import secrets
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ from conformance.round_trip import choose_workers, shortest_round_trip
 from conformance.settings import usable_cores
 from conformance.suite_run import run_suite
 from conformance.target import TargetError, load_target
+from conformance.verification import RunRecord, collected_keys, keys_recorded, options_of, redacted_description, seal
 
 __all__ = [
     "EXIT_CONFORMANT",
@@ -62,6 +64,8 @@ def _certify(options: CertifyOptions) -> int:
     expected = checked(options)
     if options.seed is None:
         options = dataclasses.replace(options, seed=random.randrange(2**32))
+    if options.names_seed is None:
+        options = dataclasses.replace(options, names_seed=secrets.token_hex(16))
     catalogue = usable_catalogue()
     report_dir = _prepared(options.report_dir)
     with contextlib.ExitStack() as stack:
@@ -99,7 +103,9 @@ def _certify(options: CertifyOptions) -> int:
         print(f"eris certify: {choice.line()}; in a test, {at_once} (--concurrency)", file=options.out)
         options = dataclasses.replace(options, workers=choice.workers)
         started = datetime.now(UTC)
-        session = run_suite(options, config, report_dir, folder)
+        with keys_recorded(folder / "keys"):
+            session = run_suite(options, config, report_dir, folder)
+        described, keys = redacted_description(config), collected_keys(folder / "keys")
         finished = datetime.now(UTC)
     selection = _selection(options)
     if session.run_stop:
@@ -127,6 +133,8 @@ def _certify(options: CertifyOptions) -> int:
     )
     try:
         paths = write_outputs(certification, report_dir)
+        assert options.seed is not None and options.names_seed is not None
+        seal(report_dir, RunRecord(options.seed, options.names_seed, options_of(options), described, keys))
     except OSError as error:
         raise RunError(f"cannot write the certification into {report_dir}: {error.strerror or error}") from None
     paths["junit.xml"] = report_dir / "junit.xml"

@@ -66,6 +66,10 @@ class CertifyOptions:
     quiet: bool = False
     suite_dir: Path = SUITE_DIR
     out: TextIO = field(default_factory=lambda: sys.stdout)
+    names_seed: str | None = None
+    """Seed of the names the suite makes up (conformance/made_up.py); None: a new one, recorded."""
+    plugins: tuple[Any, ...] = ()
+    """More pytest plugins of the run (`eris verify` hands out the recorded report keys with one)."""
 
     @property
     def embedded(self) -> bool:

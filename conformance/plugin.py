@@ -32,6 +32,7 @@ import pytest
 from conformance.api import DEFAULT_COUNT, Api
 from conformance.bounded_http import AnswerTooLarge, SuiteCouldNotSend, error_text
 from conformance.key_pairs import KeyPairs, stocked_keys
+from conformance.made_up import set_names_seed
 from conformance.outcomes import Findings, TestOutcome
 from conformance.receivers import RECEIVER_EXERCISE, RecordedReceiver, SuiteReceiver, UnreachableReceiver
 from conformance.recording import (
@@ -118,6 +119,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--eris-seed", type=int, metavar="N", help="seed of the property phase (default: a new one, reported)"
     )
     group.addoption(
+        "--eris-names-seed", metavar="TEXT", help="seed of the names the suite makes up (conformance/made_up.py)"
+    )
+    group.addoption(
         "--eris-request-timeout",
         type=float,
         default=DEFAULT_REQUEST_TIMEOUT,
@@ -167,6 +171,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("eris_backoff") > 0:
         raise pytest.UsageError(f"--eris-backoff must be more than 0 seconds, not {config.getoption('eris_backoff'):g}")
     config.stash[STARTED] = time.monotonic()
+    set_names_seed(config.getoption("eris_names_seed"))
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this conformance test checks")
     # declared here too, so that a run without pytest-xdist does not warn about the suite's groups
     config.addinivalue_line("markers", "xdist_group(name): tests that must run in one pytest-xdist worker")

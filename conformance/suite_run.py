@@ -180,6 +180,7 @@ def _pytest_arguments(options: CertifyOptions, config: str | None, report_dir: P
         arguments += ["-k", options.keyword]
     arguments += [f"--eris-requirement={requirement_id}" for requirement_id in options.requirements]
     arguments += [f"--eris-examples={options.examples}", f"--eris-seed={options.seed}"]
+    arguments += [f"--eris-names-seed={options.names_seed}"] if options.names_seed else []
     arguments += [
         f"--eris-request-timeout={options.request_timeout}",
         f"--eris-max-answer-size={options.max_answer_size}",
@@ -202,7 +203,7 @@ def run_suite(options: CertifyOptions, config: str | None, report_dir: Path, fol
     pytest_output = io.StringIO()
     try:
         with watchdog, contextlib.redirect_stdout(pytest_output):
-            code = pytest.main(arguments, plugins=[session, *([progress] if progress else [])])
+            code = pytest.main(arguments, plugins=[session, *options.plugins, *([progress] if progress else [])])
     except KeyboardInterrupt:
         if not watchdog.fired:
             raise

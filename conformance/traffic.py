@@ -13,10 +13,14 @@ from typing import Any
 
 import httpx
 
+from conformance.redaction import redacted_headers
+from conformance.settings import DEFAULT_MAX_ANSWER_SIZE
+
 __all__ = ["BODY_LIMIT", "Exchange", "Traffic", "exchange_of_cut_answer", "exchange_of_response"]
 
-BODY_LIMIT = 64 * 1024
-"""Bytes of a body kept for the record; an artifact of megabytes is summarised by its size."""
+BODY_LIMIT = DEFAULT_MAX_ANSWER_SIZE
+"""Bytes of a body kept for the record: every answer the suite reads by default, whole, so that `eris verify` can
+answer from traffic.har what the target answered (a larger one is cut, and the HAR says so)."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,8 @@ def _exchange(request: httpx.Request, started: float, status: int, headers: dict
         duration=time.time() - started,
         method=request.method,
         url=str(request.url),
-        request_headers=dict(request.headers),
+        # a traffic.har is published with its certification: what opens the target never reaches it
+        request_headers=redacted_headers(dict(request.headers)),
         request_body=_kept(content),
         request_body_size=len(content),
         status=status,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -38,7 +37,9 @@ def _har_parts(certification: Certification) -> Iterator[str]:
     yield '{\n "log": ' + log.removesuffix("\n }") + ',\n  "entries": ['
     separator = "\n"
     for entry in har_entries(certification):
-        yield separator + textwrap.indent(json.dumps(entry, indent=1, ensure_ascii=False), "   ")
+        # not textwrap.indent: its line breaks include U+0085 and U+2028, which JSON keeps raw inside a body's text,
+        # and an indent there changed the recorded body; json.dumps writes a raw "\n" only between members
+        yield separator + "   " + json.dumps(entry, indent=1, ensure_ascii=False).replace("\n", "\n   ")
         separator = ",\n"
     yield ("]" if separator == "\n" else "\n  ]") + "\n }\n}\n"  # as json.dumps(..., indent=1) writes it
 

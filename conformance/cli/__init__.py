@@ -13,7 +13,7 @@ from conformance.cli.common import EXIT_OK, fail, suite_version
 __all__ = ["build_parser", "main"]
 
 
-_MODULES = ("validate", "certify", "init", "serve", "reports", "proxy")
+_MODULES = ("validate", "certify", "verify", "init", "serve", "reports", "proxy")
 _LIGHT = {"validate": "validate", "init": "init"}
 """Commands whose module is all they need: `eris validate` in a pre-commit hook starts without the server's and
 the HTTP client's imports (0.6 s instead of 0.2 s before the first payload)."""

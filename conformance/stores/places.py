@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from conformance.made_up import made_up_hex
 from conformance.stores.azurite import Azurite
 from conformance.stores.process import StoreUnavailable
 from conformance.stores.samba import Samba
@@ -81,7 +81,7 @@ class Stores:
             self._open[storage_type] = self._pending.pop(storage_type).result()
         if storage_type not in self._open:
             self._open[storage_type] = _OPENERS[storage_type](self, self._settings.get(storage_type, {}))
-        return self._open[storage_type].place(f"eris-{uuid.uuid4().hex[:12]}")
+        return self._open[storage_type].place(f"eris-{made_up_hex(12)}")
 
     def start(self, store: Any) -> Any:
         self._started.append(store)

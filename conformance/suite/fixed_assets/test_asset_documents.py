@@ -11,13 +11,13 @@ afterwards; they run in one xdist group so that they never change the same docum
 from __future__ import annotations
 
 import base64
-import uuid
 from functools import partial
 from typing import Any
 
 import httpx
 import pytest
 
+from conformance.made_up import made_up_hex
 from conformance.outcomes import data_selected_by
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.asset_documents import (
@@ -243,7 +243,7 @@ def test_document_content_of_a_document_without_content_is_a_404(
 
 
 def _marker() -> str:
-    return f"eris-check-{uuid.uuid4().hex[:8]}"
+    return f"eris-check-{made_up_hex(8)}"
 
 
 def _answered_200(response: httpx.Response, what: str, requirement: str, findings: Findings) -> bool:

@@ -3,7 +3,6 @@ order of the runAt test, placed early."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -13,6 +12,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from conformance.key_pairs import KeyPairs
+from conformance.made_up import made_up_hex
 from conformance.plugin import TOKEN_EXERCISE, Api, SuiteReceiver, not_exercised
 from conformance.stores.places import Stores
 from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, RunAtOrder, order_body
@@ -63,7 +63,7 @@ def valid_order(
     refusal_key: rsa.RSAPrivateKey, receiver: SuiteReceiver, company_tax_no: str, period: tuple[str, str]
 ) -> dict[str, Any]:
     """A complete, valid order (its key shared by the refusal tests), so that a test changes one thing."""
-    name = f"refused-{uuid.uuid4().hex[:12]}"
+    name = f"refused-{made_up_hex(12)}"
     return order_body(public_key_pem(refusal_key), receiver.delivery_url(name), company_tax_no, period)
 
 
@@ -132,7 +132,7 @@ def run_at_order_placed_early(request: pytest.FixtureRequest) -> None:
 def _place_run_at_order(
     api: Api, receiver: SuiteReceiver, token: str, company: str, period: tuple[str, str], key: rsa.RSAPrivateKey
 ) -> RunAtOrder:
-    name = f"later-{uuid.uuid4().hex[:12]}"
+    name = f"later-{made_up_hex(12)}"
     run_at = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=RUN_AT_DELAY + 1)
     body = order_body(public_key_pem(key), receiver.delivery_url(name), company, period, format_="csv", run_at=run_at)
     earlier = api.traffic.take()  # the exchanges of the test placing it stay that test's

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,6 +18,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from conformance.bounded_http import BoundedClient
+from conformance.made_up import made_up_hex
 from conformance.plugin import Api, Findings, PropertyBudget, SuiteReceiver, not_exercised
 from conformance.strategies import report_order
 from conformance.suite.support.order_faults import (
@@ -154,7 +154,7 @@ def test_a_report_that_is_not_chosen_is_404(
     """An otherwise valid order without reportId, with groupId in its place, or with a reportId no
     installation knows: 404."""
     if change == "unknown":
-        valid_order["reportId"] = f"eris-no-such-report-{uuid.uuid4().hex[:8]}"
+        valid_order["reportId"] = f"eris-no-such-report-{made_up_hex(8)}"
     else:
         del valid_order["reportId"]
     if change == "group-id-instead":
@@ -186,7 +186,7 @@ def test_a_body_of_only_group_id_is_404_or_400(api: Api, report_token: str) -> N
 def test_an_unknown_report_id_says_report_type_not_found(api: Api, report_token: str, valid_order: dict) -> None:
     """The 404 of an unknown reportId carries the message "report type not found" (anywhere in the body,
     case aside: the error body shape of a 404 is not shown)."""
-    valid_order["reportId"] = f"eris-no-such-report-{uuid.uuid4().hex[:8]}"
+    valid_order["reportId"] = f"eris-no-such-report-{made_up_hex(8)}"
     response = api.post(REPORTS, json=valid_order, token=report_token)
     assert response.status_code == 404, f"an unknown reportId was answered {answered(response)}"
     assert "report type not found" in response.text.lower(), (
@@ -262,7 +262,7 @@ def test_a_429_carries_retry_after(api: Api, target: Target, report_token: str, 
     that a gateway limiting per client slows no other test), at most BURST of them, IN_FLIGHT at a
     time. If the gateway limits one, the 429 must carry a Retry-After (delta-seconds or an HTTP date),
     and the test then waits as it says. A gateway not reached by the burst is a skip, not a failure."""
-    valid_order["reportId"] = f"eris-no-such-report-{uuid.uuid4().hex[:8]}"
+    valid_order["reportId"] = f"eris-no-such-report-{made_up_hex(8)}"
     headers = {"Authorization": f"Bearer {target.token_without_report_right or report_token}"}
     limited = threading.Event()
     halted = threading.Event()
@@ -342,7 +342,7 @@ def test_orders_with_one_fault_get_the_answer_the_contract_fixes(
     orders = report_order(
         contract,
         public_key_pem=public_key_pem(refusal_key),
-        storage=st.just({"type": "http", "connectionString": receiver.delivery_url(f"never-{uuid.uuid4().hex}")}),
+        storage=st.just({"type": "http", "connectionString": receiver.delivery_url(f"never-{made_up_hex(32)}")}),
         parameters={"CompanyTaxNo": st.just(company_tax_no), "Year": st.just(period[0])},
     )
     sent: Counter[str] = Counter()

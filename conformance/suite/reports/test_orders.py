@@ -16,7 +16,6 @@ skipped with a pointer to it (a skip never hides a defect: the stage before it f
 from __future__ import annotations
 
 import time
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -29,6 +28,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from conformance.key_pairs import KeyPairs
+from conformance.made_up import made_up_hex
 from conformance.plugin import Api, Findings, SuiteReceiver
 from conformance.suite.support.compression import decompressions
 from conformance.suite.support.orders import CLOCK_TOLERANCE, KNOWN_REPORTS, REPORTS, RunAtOrder, answered, order_body
@@ -123,7 +123,7 @@ class OrderBook:
     def place(self, case: OrderCase) -> PlacedOrder:
         if case.id not in self.orders:
             key = self.keys.take()
-            name = f"{case.id}-{uuid.uuid4().hex[:12]}"
+            name = f"{case.id}-{made_up_hex(12)}"
             run_at = datetime.now(UTC) + timedelta(seconds=case.run_at_offset)
             body = order_body(
                 public_key_pem(key),
@@ -433,7 +433,7 @@ def test_a_public_key_with_the_rsa_public_key_header_is_accepted(
         .decode("ascii")
     )
     assert pkcs1.startswith("-----BEGIN RSA PUBLIC KEY-----")
-    name = f"pkcs1-{uuid.uuid4().hex[:12]}"
+    name = f"pkcs1-{made_up_hex(12)}"
     body = order_body(pkcs1, receiver.delivery_url(name), company_tax_no, period, format_="csv")
     response = api.post(REPORTS, json=body, token=report_token)
     assert response.status_code == 202, f"an order with a BEGIN RSA PUBLIC KEY key was answered {answered(response)}"

@@ -6,11 +6,11 @@ the target holds instead of assuming it."""
 from __future__ import annotations
 
 import copy
-import uuid
 from typing import Any
 
 import httpx
 
+from conformance.made_up import made_up_hex
 from conformance.outcomes import data_selected_by
 from conformance.plugin import Api, Findings, blocked
 from profiles import Contract
@@ -174,7 +174,7 @@ def unordered(party: dict[str, Any]) -> Any:
 
 def unique_name(kind: str = "Kontrahent") -> str:
     """A name no other party has: the suite finds what it wrote by it."""
-    return f"{kind} eris {uuid.uuid4().hex[:12]} Sp. z o.o."
+    return f"{kind} eris {made_up_hex(12)} Sp. z o.o."
 
 
 # -- parties -------------------------------------------------------------------------------------------
@@ -228,7 +228,7 @@ def of_profile(contract: Contract, profile: str, name: str, *, by: str) -> dict[
         body["category"] = [{"coding": [{"system": system, "code": code}]}]
     own = profile_systems(contract, profile)
     if own:
-        body["identifier"] = [{"system": own[0], "value": f"ERIS-{uuid.uuid4().hex[:12].upper()}"}]
+        body["identifier"] = [{"system": own[0], "value": f"ERIS-{made_up_hex(12).upper()}"}]
     return body
 
 
