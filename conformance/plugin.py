@@ -31,6 +31,7 @@ import pytest
 
 from conformance.api import DEFAULT_COUNT, Api
 from conformance.bounded_http import AnswerTooLarge, SuiteCouldNotSend, error_text
+from conformance.drawn_constants import without_local_constants
 from conformance.key_pairs import KeyPairs, stocked_keys
 from conformance.made_up import set_names_seed
 from conformance.outcomes import Findings, TestOutcome
@@ -172,6 +173,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--eris-backoff must be more than 0 seconds, not {config.getoption('eris_backoff'):g}")
     config.stash[STARTED] = time.monotonic()
     set_names_seed(config.getoption("eris_names_seed"))
+    # the seed alone decides what hypothesis draws, whichever modules this process loaded (certify, verify, workers)
+    without_local_constants()
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this conformance test checks")
     # declared here too, so that a run without pytest-xdist does not warn about the suite's groups
     config.addinivalue_line("markers", "xdist_group(name): tests that must run in one pytest-xdist worker")
