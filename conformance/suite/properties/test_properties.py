@@ -60,7 +60,7 @@ def _seed_of(budget: PropertyBudget, name: str) -> int:
 
 def _settings(budget: PropertyBudget) -> settings:
     # generate only: nothing is shrunk (a finding is recorded, never raised), and no example database, so that
-    # the seed alone decides what is sent
+    # the seed alone decides what is sent (nor do the modules a process loaded: conformance/drawn_constants.py)
     return settings(
         max_examples=budget.examples,
         database=None,
