@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from conformance.cli.inputs import NDJSON_SUFFIXES, Payload, ReadProblem, iter_payloads
 from profiles import fast_json, strict_json
@@ -79,6 +79,11 @@ class Checked:
     span_start: int | None = None
     """For a Span: its start, and `lines` the lines it held (its findings numbered from 1 in the span)."""
     lines: int = 0
+
+    def shift_lines(self, lines: int) -> None:
+        """Its findings numbered by the lines of the file: `lines` came before its span."""
+        if self.reported:
+            self.reported = [_shifted(item, lines) for item in self.reported]
 
 
 @dataclass(frozen=True)
@@ -278,16 +283,26 @@ def _line_problems(
     return problems
 
 
-def renumbered(results: Iterable[Checked]) -> Iterator[Checked]:
-    """The results of units in input order, the findings of each span numbered by the lines of the file (the lines
-    of the spans of that file before it added)."""
+class _Numbered(Protocol):
+    span_start: int | None
+    lines: int
+
+    def shift_lines(self, lines: int) -> None: ...
+
+
+Result = TypeVar("Result", bound=_Numbered)
+
+
+def renumbered(results: Iterable[Result]) -> Iterator[Result]:
+    """The results of units (Checked, or as conformance.cli.encoding encodes them) in input order, the findings of
+    each span numbered by the lines of the file (the lines of the spans of that file before it added)."""
     before = 0
     for checked in results:
         if checked.span_start is not None:
             if checked.span_start == 0:
                 before = 0
-            if before and checked.reported:
-                checked.reported = [_shifted(item, before) for item in checked.reported]
+            if before:
+                checked.shift_lines(before)
             before += checked.lines
         yield checked
 
