@@ -145,7 +145,7 @@ class Checker:
                 continue
             issues = explain(item.value)
             if issues:
-                reported.append((_reduced(Payload(item.path, item.value)), issues))
+                reported.append((Payload(item.path, _kept(item.value)), issues))
             else:
                 clean += 1
         checked.clean += clean
@@ -224,7 +224,7 @@ class Checker:
                 continue
             issues = explain(item)
             if issues:
-                reported.append((_reduced(Payload(source, item, line=line)), issues))
+                reported.append((Payload(source, _kept(item), "", line), issues))
             else:
                 clean += 1
         checked.clean = clean
@@ -367,6 +367,9 @@ _READ_BYTES = 1 << 16
 
 def _reduced(payload: Payload) -> Payload:
     """The payload as the report needs it: its resourceType, not the whole document (sent back from a worker)."""
-    data: Any = payload.data
-    kept = {"resourceType": data["resourceType"]} if isinstance(data, dict) and "resourceType" in data else None
-    return Payload(payload.source, kept, payload.prefix, payload.line)
+    return Payload(payload.source, _kept(payload.data), payload.prefix, payload.line)
+
+
+def _kept(data: Any) -> dict[str, Any] | None:
+    """What the report needs of a payload's data: its resourceType."""
+    return {"resourceType": data["resourceType"]} if isinstance(data, dict) and "resourceType" in data else None

@@ -209,7 +209,9 @@ class UnitEncoder:
         found = Encoded(clean=checked.clean, size=checked.size, span_start=checked.span_start, lines=checked.lines)
         if not checked.reported:
             return found
-        text, severities, rules, encoder = found.text, found.severities, found.rules, self.encoder
+        text, rules, encoder = found.text, found.rules, self.encoder
+        by_severity: dict[Severity, int] = dict.fromkeys(Severity, 0)
+        reported = invalid = members = 0
         for item in checked.reported:
             if type(item) is ReadProblem:
                 found.problems.append(item)
@@ -217,13 +219,16 @@ class UnitEncoder:
                 continue
             payload, issues = item  # type: ignore[misc]
             text += encoder.payload(payload, issues)
-            found.reported += 1
-            invalid = False
+            reported += 1
+            members += encoder.members(issues)
             for issue in issues:
-                severities[issue.severity.value] += 1
-                invalid = invalid or issue.is_error
+                by_severity[issue.severity] += 1
                 if issue.code not in rules:
                     rules[issue.code] = issue.requirement
-            found.invalid += invalid
-            found.members += encoder.members(issues)
+            invalid += any(issue.severity is _ERROR for issue in issues)
+        found.reported, found.invalid, found.members = reported, invalid, members
+        found.severities.update({severity.value: count for severity, count in by_severity.items() if count})
         return found
+
+
+_ERROR = Severity.ERROR
