@@ -17,7 +17,7 @@
     realistic mix (22% with a warning), as the answers of list reads, 20 items a page of one type (GET /v1/parties
     ?count=20...), in a HAR; and as one NDJSON file. Both `eris validate --jobs 1 --format json`, in turns, `--repeat`
     times: items a second of each (medians) and their ratio (goal: the HAR's at least half the NDJSON's), with each
-    one's peak RSS; then the same HAR at four times the items, for memory.
+    one's peak RSS; then a HAR of the same items four times over, for memory.
 With --skip-certification and --skip-proxy, (a) and (b) are left out.
 """
 
@@ -186,10 +186,10 @@ def _pages_har(lines: list[str], path: Path) -> list[str]:
 def _items_against_ndjson(folder: Path, count: int, repeat: int) -> None:
     from warned_corpus import corpora
 
-    _, _, mix = corpora(count * 4)
+    _, _, mix = corpora(count)
     har, large = folder / "items.har", folder / "items-4x.har"
-    held = _pages_har(mix[:count], har)
-    held_large = _pages_har(mix, large)
+    held = _pages_har(mix, har)
+    held_large = _pages_har(mix * 4, large)
     ndjson = folder / "items.ndjson"
     ndjson.write_text("\n".join(held) + "\n", encoding="utf-8")
     count, pages = len(held), -(-len(held) // PAGE)
