@@ -206,10 +206,10 @@ class Validator:
     ) -> list[Issue]:
         """validate() of a document that passes_gate() refused, with the same options: the gate's pass is not made
         again, and the parts of it that failed say which rules to explain. (Of any other document too.)"""
-        if self._gated and type(document) is dict and context in CONTEXTS:
-            found = document.get("resourceType")
-            rules = self.contract.resources.get(found) if type(found) is str else None
-            if rules is not None and (resource_type is None or found == resource_type):
+        found = document.get("resourceType") if self._gated and type(document) is dict else None
+        if type(found) is str and context in CONTEXTS and (resource_type is None or found == resource_type):
+            rules = self.contract.resources.get(found)
+            if rules is not None:
                 gate = self._gates.get((found, context, profile), _UNBUILT)
                 if gate is _UNBUILT:
                     gate = self._gate(found, context, profile)

@@ -8,7 +8,7 @@ finding that text in the block the parser was reading.
 
 from __future__ import annotations
 
-from typing import IO
+from typing import Protocol
 
 __all__ = ["PositionedStream", "described"]
 
@@ -34,10 +34,14 @@ _AROUND = 30
 """The bytes of text yajl writes on each side of the error (fewer at the start and the end of its block)."""
 
 
+class _Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
 class PositionedStream:
     """A binary stream that knows where the block it last gave begins: bytes and lines before it."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self, stream: _Readable) -> None:
         self.stream = stream
         self.block = b""
         self.start = self.lines = self.line_start = 0
