@@ -63,6 +63,8 @@ class Payloads:
 
 Unit = Lines | Span | FileBatch | Payloads
 LINES_TOGETHER = 16
+EXPLAIN_TOGETHER = 32
+"""Refused payloads explained together (conformance.cli.checking.Checker._explained)."""
 """NDJSON lines parsed and checked together: enough to share the cost of a pass over their text, few enough for
 their values to stay in the processor's cache."""
 Reported = tuple[Payload, list[Issue]] | ReadProblem
@@ -215,9 +217,18 @@ class Checker:
             clean += len(values) - len(refused_values)
             if refused_values:
                 later.extend((first_line + start + at, values[at]) for at in refused_values)
-        # the payloads the gate refused, explained after all the others of the unit: interleaved with them, each
-        # cost twice as much, and slowed the next ones (the two paths' code and data evicting each other)
-        explain, reported = self._explain, checked.reported
+                if len(later) >= EXPLAIN_TOGETHER:
+                    clean += self._explained(source, later, checked.reported)
+                    later = []
+        checked.clean = clean + self._explained(source, later, checked.reported)
+        return checked
+
+    def _explained(self, source: str, later: list[tuple[int, Any]], reported: list[Reported]) -> int:
+        """The refused payloads of `later` explained into `reported`; how many had nothing to report. Explained
+        together, apart from the others (interleaved with them, each cost twice as much: the two paths' code and
+        data evicting each other), but a few dozen at a time: a thousand refused payloads' values kept until the end
+        of their unit had left the processor's caches by the time they were explained."""
+        explain, clean = self._explain, 0
         for line, item in later:
             if type(item) is ReadProblem:
                 reported.append(item)
@@ -227,8 +238,7 @@ class Checker:
                 reported.append((Payload(source, _kept(item), "", line), issues))
             else:
                 clean += 1
-        checked.clean = clean
-        return checked
+        return clean
 
     @property
     def _passes_gate(self) -> Callable[[Any], bool]:
