@@ -1,22 +1,27 @@
-"""`eris validate` end to end, side by side with check-jsonschema, and on a Dask cluster, in one run.
+"""`eris validate` end to end on clean payloads, on payloads with one warning each and on a realistic mix, in every
+output format and with one and two jobs, beside check-jsonschema on the same files, in one run.
 
-    python bench/validate_cli.py [--count 100000] [--export 192038] [--files 20000] [--repeat 3] [--seed 1]
+    python bench/validate_cli.py [--count 50000] [--files 5000] [--repeat 5] [--seed 1] [--dask]
 
-Writes the corpus of bench/corpus.py (not timed; without its report orders, which have no resourceType) as one
-NDJSON file, as the NDJSON export of issue 16 (`--export` documents, the corpus's and more: 170 MB), and as `--files`
-files of one resource each (a folder per resource type), then times, as a user runs them (a new process each, output
-to /dev/null):
+Writes (not timed) three NDJSON files of bench/warned_corpus.py: `--count` served payloads eris finds nothing about,
+their twins with exactly one warning each (an identifier of another installation or in a key the configuration does
+not name, an owner by PESEL, a NIP check digit), and the mix in which 22% of the payloads are warned; and the first
+`--files` payloads of the mix as files of one resource each, a folder per resource type. Then times, as a user runs
+them (a new process each, the report to /dev/null), in turns so that a slower minute of the shared machine weighs on
+every figure alike:
 
-1. `eris validate --jobs 1` and `--jobs 2`, in turns, over the NDJSON file, the export and the folder;
-2. check-jsonschema (PyPI), with the same schema files, over the same folder: one invocation per resource type with
-   that type's schema (`--schemafile`, `--base-uri` at the file so that references stay local), files given in
-   batches of 2,000. check-jsonschema reads no NDJSON (a file is one document), so the NDJSON figure has no peer;
-3. the Dask integration (conformance/cli/dask_validate.py) on a LocalCluster of 1 and of 2 worker processes over
-   the NDJSON cut into 8 files: `validate_bag(...).compute()` and `write_report`, the cluster started and each
-   worker's validator built before the clock starts.
+1. `eris validate --jobs 1 --format F` over each NDJSON file, for F in text, json and sarif;
+2. `eris validate --jobs 2 --format F` over the mix;
+3. `eris validate` (one and two jobs) over the folder, and check-jsonschema (PyPI) with the same schema files over
+   the same folder: one invocation per resource type with that type's schema (`--schemafile`, `--base-uri` at the
+   file so that references stay local), files in batches of 2,000. check-jsonschema reads no NDJSON (a file is one
+   document) and knows no profile rule: it checks the structure only;
+4. with `--dask`, the Dask integration (conformance/cli/dask_validate.py) over the mix cut into 8 files on a
+   LocalCluster of 1 and of 2 workers.
 
-Each figure: the median of `--repeat` runs (check-jsonschema: `--baseline-repeat`, default 1), documents per
-second, and the peak RSS of the command's own process. Then the ratios against the goals of issue 16.
+Each figure is the median of `--repeat` runs, payloads a second; then the ratios of issue 39, each of two figures of
+this run: a warned payload's cost against a clean one's (goal <= 2), the mix's rate against the clean rate (goal
+>= 0.8), and two jobs against one on the mix (goal >= 1.8).
 """
 
 from __future__ import annotations
@@ -38,31 +43,27 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent))  # after the project: bench/reports.py is no package
 
-from corpus import served
 from machine import checkout_state, load_average
+from warned_corpus import MIX_SHARE, corpora
 
 from profiles.validator import Validator
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-GOAL_PER_CORE = 60_000
+FORMATS = ("text", "json", "sarif")
+CORPORA = ("clean", "warned", "mix")
+GOAL_FINDING_COST = 2.0
+GOAL_MIX_RATE = 0.8
 GOAL_SCALING = 1.8
-GOAL_FILES_RATIO = 50
 CHECK_JSONSCHEMA_BATCH = 2_000
-EXPORT_DOCUMENTS = 192_038
-"""The NDJSON export issue 16 describes (192,038 documents, 170 MB): the per-core and --jobs figures are given at its
-size too, as each process's start (~0.1 s: the interpreter, the imports, each process's gates compiled) weighs less
-on a longer run."""
 DASK_PARTITIONS = 8
-
-
 AS_INSTALLED = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 """The commands run as installed: pip compiles a package's modules at install, so a user's eris starts from bytecode.
 (An environment with PYTHONDONTWRITEBYTECODE set, as this machine's is, compiled them at every start: ~0.03 s.)"""
 
 
-def _timed(command: list[str]) -> tuple[float, int, int]:
-    """Seconds, exit status and peak RSS (KiB) of the command's own process."""
+def _timed(command: list[str]) -> tuple[float, int, int, float]:
+    """Seconds, exit status, peak RSS (KiB) of the command's own process, and CPU seconds of it and its workers."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=AS_INSTALLED)
     _, status, usage = os.wait4(process.pid, 0)
@@ -70,20 +71,23 @@ def _timed(command: list[str]) -> tuple[float, int, int]:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode not in (0, 1):
         raise SystemExit(f"{command[:3]} failed ({process.returncode}): {process.stderr.read().decode()[-2000:]}")
-    return elapsed, process.returncode, usage.ru_maxrss
+    return elapsed, process.returncode, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
-def _eris_interleaved(paths: list[str], repeat: int) -> dict[int, tuple[float, int]]:
-    """--jobs 1 and --jobs 2 in turns (1, 2, 1, 2...), so that a slower minute of the shared machine weighs on both:
-    for each, the median seconds and the largest peak RSS."""
-    runs: dict[int, list[tuple[float, int, int]]] = {1: [], 2: []}
-    for _ in range(repeat):
-        for jobs in runs:
-            runs[jobs].append(_timed([str(BIN / "eris"), "validate", "--jobs", str(jobs), *paths]))
-    return {
-        jobs: (statistics.median(seconds for seconds, _, _ in timed), max(rss for _, _, rss in timed))
-        for jobs, timed in runs.items()
-    }
+def _eris(paths: list[str], output: str, jobs: int) -> list[str]:
+    return [str(BIN / "eris"), "validate", "--jobs", str(jobs), "--format", output, *paths]
+
+
+def _in_turns(commands: dict[str, list[str]], repeat: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Each command `repeat` times, all of them in turns (the order reversed every other round): median seconds, and
+    median CPU seconds (the command's and its workers')."""
+    runs: dict[str, list[tuple[float, int, int, float]]] = {name: [] for name in commands}
+    names = list(commands)
+    for turn in range(repeat):
+        for name in names if turn % 2 == 0 else reversed(names):
+            runs[name].append(_timed(commands[name]))
+    wall = {name: statistics.median(run[0] for run in timed) for name, timed in runs.items()}
+    return wall, {name: statistics.median(run[3] for run in timed) for name, timed in runs.items()}
 
 
 def _check_jsonschema(by_type: dict[str, list[str]], schemas: dict[str, str], repeat: int) -> tuple[float, int]:
@@ -94,15 +98,8 @@ def _check_jsonschema(by_type: dict[str, list[str]], schemas: dict[str, str], re
         for resource_type, files in by_type.items():
             schema = ROOT / "schemas" / schemas[resource_type]
             for start in range(0, len(files), CHECK_JSONSCHEMA_BATCH):
-                command = [
-                    str(BIN / "check-jsonschema"),
-                    "--schemafile",
-                    str(schema),
-                    "--base-uri",
-                    schema.as_uri(),
-                    *files[start : start + CHECK_JSONSCHEMA_BATCH],
-                ]
-                seconds, status, _ = _timed(command)
+                command = [str(BIN / "check-jsonschema"), "--schemafile", str(schema), "--base-uri", schema.as_uri()]
+                seconds, status, _, _ = _timed([*command, *files[start : start + CHECK_JSONSCHEMA_BATCH]])
                 total += seconds
                 failed += status
         times.append(total)
@@ -134,10 +131,6 @@ def _dask(parts: list[str], workers: int, repeat: int) -> float | None:
     return statistics.median(times)
 
 
-def _rate(documents: int, seconds: float) -> str:
-    return f"{documents / seconds:,.0f}/s"
-
-
 def _version(name: str) -> str:
     try:
         return version(name)
@@ -145,19 +138,37 @@ def _version(name: str) -> str:
         return "not installed"
 
 
+def _met(holds: bool) -> str:
+    return "met" if holds else "NOT met"
+
+
+def _write_corpora(root: Path, count: int, files: int, seed: int) -> tuple[dict[str, Path], dict[str, list[str]]]:
+    """The three NDJSON files, and the mix's first `files` payloads as files (their paths by resource type)."""
+    lines = dict(zip(CORPORA, corpora(count, seed), strict=True))
+    paths = {name: root / f"{name}.ndjson" for name in CORPORA}
+    for name, path in paths.items():
+        path.write_text("\n".join(lines[name]) + "\n", encoding="utf-8")
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for index, line in enumerate(lines["mix"][:files]):
+        resource_type = json.loads(line)["resourceType"]
+        (root / "files" / resource_type).mkdir(parents=True, exist_ok=True)
+        path = root / "files" / resource_type / f"{index:07}.json"
+        path.write_text(line, encoding="utf-8")
+        by_type[resource_type].append(str(path))
+    for part in range(DASK_PARTITIONS):
+        with (root / f"part-{part}.ndjson").open("w", encoding="utf-8") as out:
+            out.write("".join(line + "\n" for line in lines["mix"][part::DASK_PARTITIONS]))
+    return paths, by_type
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--count", type=int, default=100_000, help="documents of the NDJSON file (default 100000)")
-    parser.add_argument(
-        "--export",
-        type=int,
-        default=EXPORT_DOCUMENTS,
-        help=f"documents of a second NDJSON file, the export of issue 16 (default {EXPORT_DOCUMENTS}, 170 MB; 0: none)",
-    )
-    parser.add_argument("--files", type=int, default=20_000, help="documents written as files (default 20000)")
+    parser.add_argument("--count", type=int, default=50_000, help="payloads of each NDJSON file (default 50000)")
+    parser.add_argument("--files", type=int, default=5_000, help="payloads of the mix written as files (default 5000)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each eris and Dask figure (default 3)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each eris figure (default 5)")
     parser.add_argument("--baseline-repeat", type=int, default=1, help="runs of check-jsonschema (default 1)")
+    parser.add_argument("--dask", action="store_true", help="also time the Dask integration on 1 and 2 workers")
     args = parser.parse_args(argv)
     if shutil.which("check-jsonschema", path=str(BIN)) is None:
         parser.error(f"check-jsonschema is not installed in {BIN}: pip install check-jsonschema")
@@ -165,88 +176,68 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"eris commit {checkout_state(['conformance', 'profiles', 'schemas'], 'the validator')}")
     print(
         f"python {sys.version.split()[0]}; orjson {_version('orjson')}, jsonschema-rs {_version('jsonschema_rs')}, "
-        f"check-jsonschema {_version('check-jsonschema')}, dask {_version('dask')}"
+        f"check-jsonschema {_version('check-jsonschema')}"
     )
     print(f"cpus usable: {len(os.sched_getaffinity(0))}; load average before: {load_average()}")
     schemas = {name: rules.schema for name, rules in Validator().contract.resources.items() if rules.schema}
 
     with tempfile.TemporaryDirectory(prefix="eris-bench-cli-") as scratch:
         root = Path(scratch)
-        ndjson = root / "corpus.ndjson"
-        export = root / "export.ndjson"
-        folder = root / "files"
-        by_type: dict[str, list[str]] = defaultdict(list)
-        parts = [root / f"part-{n}.ndjson" for n in range(DASK_PARTITIONS)]
         started = time.perf_counter()
-        largest = max(args.count, args.export)
-        with ndjson.open("w", encoding="utf-8") as whole, export.open("w", encoding="utf-8") as exported:
-            handles = [part.open("w", encoding="utf-8") for part in parts]
-            for index, (resource_type, document) in enumerate(served(largest, args.seed)):
-                line = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-                if index < args.export:
-                    exported.write(line + "\n")  # the same payloads as the corpus, then more
-                if index >= args.count:
-                    continue
-                whole.write(line + "\n")
-                handles[index % DASK_PARTITIONS].write(line + "\n")
-                if index < args.files:
-                    (folder / resource_type).mkdir(parents=True, exist_ok=True)
-                    path = folder / resource_type / f"{index:07}.json"
-                    path.write_text(line, encoding="utf-8")
-                    by_type[resource_type].append(str(path))
-            for handle in handles:
-                handle.close()
+        ndjson, by_type = _write_corpora(root, args.count, args.files, args.seed)
         files = sum(len(paths) for paths in by_type.values())
         print(
-            f"corpus: {args.count:,} documents as NDJSON ({ndjson.stat().st_size / 1e6:.0f} MB), the first {files:,} "
-            f"also as files; the export: {args.export:,} documents as NDJSON ({export.stat().st_size / 1e6:.0f} MB); "
-            f"written in {time.perf_counter() - started:.0f} s (not timed)"
+            f"corpus: {args.count:,} payloads in each of clean, warned (one warning each) and mix ({MIX_SHARE:.0%} "
+            f"warned) NDJSON ({ndjson['clean'].stat().st_size / 1e6:.0f} MB each); {files:,} payloads of the mix "
+            f"also as files; written in {time.perf_counter() - started:.0f} s (not timed)"
         )
-
-        for command in ([str(BIN / "eris"), "validate", str(folder)], [str(BIN / "check-jsonschema"), "--version"]):
+        for command in ([str(BIN / "eris"), "validate", str(root / "files")], [str(BIN / "check-jsonschema"), "-h"]):
             _timed(command)  # not timed: writes the bytecode of every module they import, as an install does
-        print("each command ran once before the clock, so that both start from bytecode, as installed")
 
-        figures: dict[str, float] = {}
-        measured = [("NDJSON", [str(ndjson)], args.count), ("files", [str(folder)], files)]
-        if args.export:
-            measured.insert(1, ("export", [str(export)], args.export))
-        for label, paths, documents in measured:
-            for jobs, (seconds, rss) in _eris_interleaved(paths, args.repeat).items():
-                figures[f"{label} {jobs}"] = documents / seconds
-                print(
-                    f"eris validate --jobs {jobs}, {label}: {seconds:.2f} s, {_rate(documents, seconds)}, "
-                    f"peak RSS {rss / 1024:.0f} MiB"
-                )
-        seconds, failed = _check_jsonschema(by_type, schemas, args.baseline_repeat)
-        figures["check-jsonschema"] = files / seconds
+        commands = {
+            f"{name} {output} 1": _eris([str(ndjson[name])], output, 1) for output in FORMATS for name in CORPORA
+        }
+        commands |= {f"mix {output} 2": _eris([str(ndjson["mix"])], output, 2) for output in FORMATS}
+        commands |= {f"files text {jobs}": _eris([str(root / "files")], "text", jobs) for jobs in (1, 2)}
+        seconds, cpu = _in_turns(commands, args.repeat)
+        rates = {name: (files if name.startswith("files") else args.count) / value for name, value in seconds.items()}
+        print(f"\npayloads/s, medians of {args.repeat} runs in turns:")
+        print(f"{'format':8} {'clean':>9} {'warned':>9} {'mix':>9} {'mix -j2':>9}")
+        for output in FORMATS:
+            row = [rates[f"{name} {output} 1"] for name in CORPORA] + [rates[f"mix {output} 2"]]
+            print(f"{output:8} " + " ".join(f"{rate:9,.0f}" for rate in row))
+        baseline, failed = _check_jsonschema(by_type, schemas, args.baseline_repeat)
         print(
-            f"check-jsonschema, files: {seconds:.2f} s, {_rate(files, seconds)} "
-            f"({failed} of its invocations found errors); NDJSON: not read by check-jsonschema"
+            f"files of the mix ({files:,}): eris --jobs 1 {rates['files text 1']:,.0f}/s, --jobs 2 "
+            f"{rates['files text 2']:,.0f}/s; check-jsonschema {files / baseline:,.0f}/s ({failed} of its invocations "
+            f"found errors): eris is {rates['files text 1'] * baseline / files:.0f}x with one job"
         )
-        for workers in (1, 2):
-            seconds_dask = _dask([str(part) for part in parts], workers, args.repeat)
-            if seconds_dask is None:
-                print("dask: not installed (pip install -e '.[dask]')")
-                break
-            figures[f"dask {workers}"] = args.count / seconds_dask
-            print(f"dask, LocalCluster of {workers} worker(s), NDJSON: {seconds_dask:.2f} s, "
-                  f"{_rate(args.count, seconds_dask)}")  # fmt: skip
+        if args.dask:
+            parts = [str(root / f"part-{part}.ndjson") for part in range(DASK_PARTITIONS)]
+            for workers in (1, 2):
+                dask_seconds = _dask(parts, workers, args.repeat)
+                if dask_seconds is None:
+                    print("dask: not installed (pip install -e '.[dask]')")
+                    break
+                print(f"dask, LocalCluster of {workers} worker(s), the mix: {args.count / dask_seconds:,.0f}/s")
 
-    print()
-    for label, documents in (("NDJSON", args.count), ("export", args.export)):
-        if f"{label} 1" not in figures:
-            continue
-        per_core, scaling = figures[f"{label} 1"], figures[f"{label} 2"] / figures[f"{label} 1"]
-        print(f"{label} ({documents:,} documents) end to end, per core: {per_core:,.0f}/s (goal >= {GOAL_PER_CORE:,}: "
-              f"{'met' if per_core >= GOAL_PER_CORE else 'NOT met'}); --jobs 2 / --jobs 1: {scaling:.2f}x "
-              f"(goal >= {GOAL_SCALING}x: {'met' if scaling >= GOAL_SCALING else 'NOT met'})")  # fmt: skip
-    files_ratio = figures["files 1"] / figures["check-jsonschema"]
-    files_ratio_2 = figures["files 2"] / figures["check-jsonschema"]
-    print(f"eris / check-jsonschema, files: {files_ratio:.0f}x with --jobs 1, {files_ratio_2:.0f}x with --jobs 2 "
-          f"(goal >= {GOAL_FILES_RATIO}x: {'met' if files_ratio_2 >= GOAL_FILES_RATIO else 'NOT met'})")  # fmt: skip
-    if "dask 2" in figures:
-        print(f"dask 2 workers / 1 worker: {figures['dask 2'] / figures['dask 1']:.2f}x")
+    print("\nratios of issue 39 (each of two figures of this run):")
+    for output in FORMATS:
+        clean, warned, mix = (rates[f"{name} {output} 1"] for name in CORPORA)
+        cost, mix_rate, scaling = clean / warned, mix / clean, rates[f"mix {output} 2"] / mix
+        print(
+            f"{output:6} a warned payload costs {cost:.2f}x a clean one (goal <= {GOAL_FINDING_COST:g}: "
+            f"{_met(cost <= GOAL_FINDING_COST)}); the mix runs at {mix_rate:.2f}x the clean rate (goal >= "
+            f"{GOAL_MIX_RATE:g}: {_met(mix_rate >= GOAL_MIX_RATE)}); --jobs 2 / --jobs 1 on the mix {scaling:.2f}x "
+            f"(goal >= {GOAL_SCALING:g}: {_met(scaling >= GOAL_SCALING)})"
+        )
+    print("\nthe same by CPU seconds (the command's and its workers'; steadier than the clock on a busy machine):")
+    for output in FORMATS:
+        clean, warned, mix = (cpu[f"{name} {output} 1"] for name in CORPORA)
+        print(
+            f"{output:6} a warned payload {warned / clean:.2f}x a clean one's CPU; the mix {clean / mix:.2f}x the "
+            f"clean rate; --jobs 2 costs {cpu[f'mix {output} 2'] / mix:.2f}x the CPU of --jobs 1 on the mix"
+        )
     print(f"load average after: {load_average()} (2 shared cores: other work slows every figure)")
     return 0
 

@@ -65,10 +65,12 @@ def clean_gate(
     *,
     forced: Profile | None = None,
     merge: bool = True,
+    leaving_out: frozenset[int] = frozenset(),
 ) -> CleanGate:
     """The gate of one resource type in one context (`structure`: the $id of its schema; `kinds`: the rule kinds by
     name; `forced`: a profile the caller validates against whatever the payload claims); its pass joined by
-    profiles.schema_merge unless `merge` is false (the same verdict, slower)."""
+    profiles.schema_merge unless `merge` is false (the same verdict, slower). `leaving_out`: rule rows (by id) whose
+    parts the pass leaves out, the pass of a document whose other parts hold (profiles/compiled_gate.py)."""
     candidates = contract.profiles_of(rules.resource_type)
     recognised = {profile: {} if profile is forced else recognised_schema(profile) for profile in candidates}
     any_recognised = {} if forced is not None else any_recognised_schema(candidates)
@@ -88,7 +90,8 @@ def clean_gate(
             unstated.setdefault(spec["rule"], []).append(spec)
         else:
             rows.append((spec, schema))
-            parts.append(schema)
+            if id(spec) not in leaving_out:
+                parts.append(schema)
     for profile in candidates:
         of_profile = []
         for spec in _checking(profile.rules, context):
@@ -97,8 +100,9 @@ def clean_gate(
             if schema is None:  # checked after the pass whatever the profiles: more than the rule, never less
                 unstated.setdefault(spec["rule"], []).append(spec)
             else:
-                of_profile.append(schema)
                 rows.append((spec, {"if": recognised[profile], "then": schema}))
+                if id(spec) not in leaving_out:
+                    of_profile.append(schema)
         if of_profile:  # in the pass, the profile asked once for all its rows
             parts.append({"if": recognised[profile], "then": {"allOf": of_profile}})
     after_pass = tuple(

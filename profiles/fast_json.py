@@ -12,6 +12,7 @@ name the few lines that need a closer look, instead of passing over every line s
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from itertools import accumulate
 from typing import Any
@@ -38,7 +39,7 @@ def loads(data: bytes | str) -> Any:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if (
         b"\\u" in raw
-        or raw.count(b"[") + raw.count(b"{") > strict_json.MAX_DEPTH
+        or (raw.count(b"[") + raw.count(b"{") > strict_json.MAX_DEPTH and not _nested_within_limit(raw))
         or (_LONG_DIGITS in raw.translate(_DIGITS_AS_ZERO) and not _long_runs_in_strings_only(raw))
     ):
         # escapes may hide a lone surrogate or a colon (which the duplicate test below counts); deep or long
@@ -53,6 +54,27 @@ def loads(data: bytes | str) -> Any:
         # in a string is written back as it was read, and no escape hides one: there is none)
         return strict_json.loads(data)
     return value
+
+
+def _nested_within_limit(raw: bytes) -> bool:
+    """Whether no value of a text with more brackets than strict_json's depth is nested deeper than it reads (a page of
+    twenty resources has hundreds of brackets and is seven levels deep): its strings dropped, its brackets taken as
+    one kind, each pass that drops the innermost pairs takes one level away. A text that is no JSON may come out
+    either way: orjson refuses it then, and strict_json explains."""
+    # without an escaped quote, every other quote opens a string: a split drops them all at once (the expression of
+    # a string, a match at a time, cost a page 0.2 ms)
+    outside = b"".join(raw.split(b'"')[::2]) if b'\\"' not in raw else _STRING.sub(b"", raw)
+    brackets = outside.translate(_ONE_KIND, _NOT_BRACKET)
+    for _ in range(strict_json.MAX_DEPTH):
+        brackets = brackets.replace(b"[]", b"")
+        if not brackets:
+            return True
+    return False
+
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_ONE_KIND = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKET = bytes(range(256)).translate(None, b"[]{}")
 
 
 def loads_lines(lines: list[bytes]) -> tuple[list[Any], list[int]]:

@@ -14,14 +14,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from profiles.clean_gate import CleanGate, clean_gate, rows_schema
+from profiles.clean_gate import CleanGate, clean_gate
+from profiles.compiled_gate import CompiledGate, Rows
 from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
 from profiles.issue_codes import IssueCodes, standard_issue_codes
-from profiles.issues import Issue
+from profiles.issues import Issue, Severity
 from profiles.paths import Where, split_path, values_at, without_members
 from profiles.recognition import ProfileRecognition, Recognition
 from profiles.rule_set import standard_kinds
-from profiles.rules import DocumentCheck, DocumentContext, Rule
+from profiles.rules import DocumentCheck, DocumentContext, Finding, Rule
 from profiles.structure import SchemaStore, Structure
 
 __all__ = ["CONTEXTS", "RESOURCE", "WRITE", "Validator"]
@@ -33,8 +34,6 @@ class _PlannedRule:
     spec: Mapping[str, Any]
 
 
-Rows = frozenset[int] | set[int]
-"""Rule rows by id(): those whose part of the gate a document failed."""
 _REMEMBERED_SETS = 256
 _Groups = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
 
@@ -81,110 +80,6 @@ class _Plan:
         return tuple(groups)
 
 
-class _Gate:
-    """A compiled clean gate: its pass, the checks after it, and (compiled when it first refuses a document) the checks
-    of its parts that say which of them a refused document failed."""
-
-    __slots__ = ("_parts", "_schemas", "_structure", "definition", "holds", "is_valid")
-
-    def __init__(self, schemas: SchemaStore, definition: CleanGate, structure: str) -> None:
-        self.definition = definition
-        self.is_valid: DocumentCheck = schemas.compile(definition.schema).is_valid
-        checks = tuple(check for check, _ in definition.after_pass)
-        self.holds: DocumentCheck | None = (
-            None if not checks else checks[0] if len(checks) == 1 else partial(_all_hold, checks)
-        )
-        self._schemas = schemas
-        self._structure = structure
-        self._parts: _GateParts | None = None
-
-    def passes(self, document: dict[str, Any]) -> bool:
-        try:
-            if not self.is_valid(document):
-                return False
-        except (ValueError, RecursionError):
-            return False  # the explanation reports why
-        return self.holds is None or self.holds(document)
-
-    def failed_parts(self, document: dict[str, Any]) -> tuple[Rows, bool] | None:
-        """The rule rows whose parts of the gate `document` fails, with the rows of the checks after the pass that
-        fail, and whether the profiles must be recognised (recognition fails, or one of those rows depends on the
-        profiles); None when its structure fails or cannot be read: then the structure and every row are explained."""
-        parts = self._parts or self._compile()
-        try:
-            return parts.failed(document)
-        except (ValueError, RecursionError):
-            return None
-
-    def _compile(self) -> _GateParts:
-        self._parts = _GateParts(self._schemas, self.definition, self._structure)
-        return self._parts
-
-
-class _GateParts:
-    """The checks of a gate's parts, asked of a document the gate refused. The structure and recognition are asked
-    together first (most refused documents pass both); the rows by element (the rows of one top-level element share
-    its walk; those that depend on the profiles together), and one by one only in a group that fails, the last of them
-    not at all when the others pass: one failing row among twenty costs about one pass over their parts. (Asked by
-    halves they cost twice as much; through iter_errors, which reads every part for its errors, three times.)"""
-
-    __slots__ = ("_after_pass", "_by_profiles", "_groups", "_row_checks", "_rows", "_schemas", "_structure")
-
-    def __init__(self, schemas: SchemaStore, definition: CleanGate, structure: str) -> None:
-        compile_, rows = schemas.compile, definition.rows
-        self._schemas, self._rows = schemas, rows
-        self._by_profiles = frozenset(id(spec) for spec in definition.by_profiles)
-        by_element: dict[str | None, list[int]] = {}
-        for index, (spec, _) in enumerate(rows):
-            # the rows that ask which profiles are recognised cost more than most: asked apart from the others
-            element = None if id(spec) in self._by_profiles else spec["path"].split(".", 1)[0]
-            by_element.setdefault(element, []).append(index)
-        self._groups = tuple(
-            (compile_(rows_schema([rows[index] for index in group])).is_valid, tuple(group[:-1]), group[-1])
-            for group in by_element.values()
-        )
-        self._row_checks: list[DocumentCheck | None] = [None] * len(rows)
-        self._after_pass = tuple(
-            (check, tuple(id(spec) for spec in unstated)) for check, unstated in definition.after_pass
-        )
-        only_structure = {"$ref": structure}
-        both = {"allOf": [only_structure, definition.recognition]}
-        self._structure = (compile_(both).is_valid, compile_(only_structure).is_valid)
-
-    def failed(self, document: dict[str, Any]) -> tuple[Rows, bool] | None:
-        """failed_parts(), whose errors of the engine (ValueError, RecursionError) it lets through."""
-        with_recognition, alone = self._structure
-        recognised_cleanly = with_recognition(document)  # the structure holds, and recognition has nothing to report
-        if not recognised_cleanly and not alone(document):
-            return None
-        failed: set[int] = set()
-        for check, unstated in self._after_pass:
-            if not check(document):
-                failed.update(unstated)
-        rows, row_check = self._rows, self._row_check
-        for group_check, asked, last in self._groups:
-            if group_check(document):
-                continue
-            found = False
-            for index in asked:
-                if not row_check(index)(document):
-                    failed.add(id(rows[index][0]))
-                    found = True
-            if not found or not row_check(last)(document):
-                failed.add(id(rows[last][0]))
-        return failed, not recognised_cleanly or not self._by_profiles.isdisjoint(failed)
-
-    def _row_check(self, index: int) -> DocumentCheck:
-        check = self._row_checks[index]
-        if check is None:
-            check = self._row_checks[index] = self._schemas.compile(rows_schema([self._rows[index]])).is_valid
-        return check
-
-
-def _all_hold(checks: tuple[DocumentCheck, ...], document: dict[str, Any]) -> bool:
-    return all(check(document) for check in checks)
-
-
 class Validator:
     """Validates payloads of the contract. Build once and reuse: schemas compile on first use."""
 
@@ -227,7 +122,9 @@ class Validator:
         if unknown:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
         self._plans: dict[tuple[str, str], _Plan] = {}
-        self._gates: dict[tuple[str, str, str | None], _Gate | None] = {}
+        self._issue_kinds: dict[tuple[str, int], tuple[Severity, str | None]] = {}
+        """(severity, requirement) of a code found by a rule row (by id: the rows live as long as the contract)."""
+        self._gates: dict[tuple[str, str, str | None], CompiledGate | None] = {}
         self._gate_table: dict[str, tuple[DocumentCheck, DocumentCheck | None]] = {}
         """The served resources' gates by type, (is_valid, the checks after it or None), filled as the gates are built:
         gate_refused calls them directly."""
@@ -309,6 +206,20 @@ class Validator:
     ) -> list[Issue]:
         """validate() of a document that passes_gate() refused, with the same options: the gate's pass is not made
         again, and the parts of it that failed say which rules to explain. (Of any other document too.)"""
+        found = document.get("resourceType") if self._gated and type(document) is dict else None
+        if type(found) is str and context in CONTEXTS and (resource_type is None or found == resource_type):
+            rules = self.contract.resources.get(found)
+            if rules is not None:
+                gate = self._gates.get((found, context, profile), _UNBUILT)
+                if gate is _UNBUILT:
+                    gate = self._gate(found, context, profile)
+                parts = None if gate is None else gate.failed_parts(document)
+                if parts is not None and not parts[1] and (context == RESOURCE or rules.writable):
+                    # the common refusal: rows of the resource type fail, and nothing else; explained without the
+                    # generators of _issues around the rule functions (a third of the explanation of one warning)
+                    ctx = DocumentContext(self.contract, context, (), document)
+                    return self._apply(self._planned(rules.resource_type, context), document, ctx, parts[0])
+                return list(self._issues(document, resource_type, profile, context, gate_tried=True, parts=parts))
         return list(self._issues(document, resource_type, profile, context, gate_tried=True))
 
     def validate(
@@ -353,8 +264,10 @@ class Validator:
         profile: str | None,
         context: str,
         gate_tried: bool = False,
+        parts: tuple[Rows, bool] | None = None,
     ) -> Iterator[Issue]:
-        """iter_issues; `gate_tried`: the clean gate of the document's type was asked already (and refused it)."""
+        """iter_issues; `gate_tried`: the clean gate of the document's type was asked already (and refused it);
+        `parts`: and the parts of it that failed, as far as known."""
         if context not in CONTEXTS:
             raise ValueError(f"context must be one of {CONTEXTS}, not {context!r}")
         codes = self.issue_codes
@@ -377,7 +290,8 @@ class Validator:
         if gate is not None:
             if not gate_tried and gate.passes(document):
                 return  # the clean gate: nothing to report (profiles/clean_gate.py)
-            parts = gate.failed_parts(document)
+            if parts is None:
+                parts = gate.failed_parts(document)
             if parts is not None:
                 failed, recognise = parts
         if failed is None and rules.schema:
@@ -465,7 +379,7 @@ class Validator:
             by_path.setdefault(split_path(spec["path"]), []).append(planned)
         return _Plan(tuple(by_path.items()))
 
-    def _gate(self, resource_type: str, context: str, profile: str | None) -> _Gate | None:
+    def _gate(self, resource_type: str, context: str, profile: str | None) -> CompiledGate | None:
         key = (resource_type, context, profile)
         if key not in self._gates:
             rules = self.contract.resources.get(resource_type)
@@ -474,8 +388,10 @@ class Validator:
                 self._gates[key] = None  # every document of it has something to report, or cannot be gated
             else:
                 structure = self.schemas.documents[rules.schema.removesuffix(".schema.json")]["$id"]
-                definition = clean_gate(self.contract, rules, context, structure, self.kinds, forced=forced)
-                built = self._gates[key] = _Gate(self.schemas, definition, structure)
+                made = partial(clean_gate, self.contract, rules, context, structure, self.kinds, forced=forced)
+                built = self._gates[key] = CompiledGate(
+                    self.schemas, made(), structure, lambda rows: made(leaving_out=rows)
+                )
                 if context == RESOURCE and profile is None:
                     self._gate_table[resource_type] = (built.is_valid, built.holds)
         return self._gates[key]
@@ -490,9 +406,9 @@ class Validator:
 
     def _apply(
         self, plan: _Plan, document: dict[str, Any], ctx: DocumentContext, only: Rows | None = None
-    ) -> Iterator[Issue]:
+    ) -> list[Issue]:
         """The findings of the plan's rules (`only`: of these rows) as issues, in the plan's order."""
-        codes = self.issue_codes
+        issues: list[Issue] = []
         for tokens, planned in plan.groups if only is None else plan.only(only):
             values = values_at(document, tokens)
             if not values:
@@ -503,11 +419,21 @@ class Validator:
                         findings = list(rule.function(ctx, value, rule.spec))
                     except Exception as error:  # a rule bug must not hide the rest of the report
                         message = f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}"
-                        yield codes.issue("validator-internal-error", _pointer(where), message, rule=rule.spec)
-                        continue
+                        findings = [Finding("validator-internal-error", message)]
                     for finding in findings:
-                        location = _pointer((*where, *finding.at))
-                        yield codes.issue(finding.code, location, finding.message, rule=rule.spec)
+                        issues.append(self._issue_of(finding, where, rule.spec))
+        return issues
+
+    def _issue_of(self, finding: Finding, where: Where, spec: Mapping[str, Any]) -> Issue:
+        """issue_codes.issue(..., rule=spec) of a rule's finding, its severity and requirement looked up once for
+        each code and row."""
+        key = (finding.code, id(spec))
+        kind = self._issue_kinds.get(key)
+        if kind is None:
+            made = self.issue_codes.issue(finding.code, "", "", rule=spec)
+            kind = self._issue_kinds[key] = (made.severity, made.requirement)
+        location = _pointer((*where, *finding.at)) if finding.at else _pointer(where)
+        return Issue(kind[0], finding.code, location, finding.message, kind[1])
 
 
 _UNBUILT: Any = object()

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from conformance.cli.inputs import NDJSON_SUFFIXES, Payload, ReadProblem, iter_payloads
 from profiles import fast_json, strict_json
@@ -63,6 +63,8 @@ class Payloads:
 
 Unit = Lines | Span | FileBatch | Payloads
 LINES_TOGETHER = 16
+EXPLAIN_TOGETHER = 32
+"""Refused payloads explained together (conformance.cli.checking.Checker._explained)."""
 """NDJSON lines parsed and checked together: enough to share the cost of a pass over their text, few enough for
 their values to stay in the processor's cache."""
 Reported = tuple[Payload, list[Issue]] | ReadProblem
@@ -79,6 +81,11 @@ class Checked:
     span_start: int | None = None
     """For a Span: its start, and `lines` the lines it held (its findings numbered from 1 in the span)."""
     lines: int = 0
+
+    def shift_lines(self, lines: int) -> None:
+        """Its findings numbered by the lines of the file: `lines` came before its span."""
+        if self.reported:
+            self.reported = [_shifted(item, lines) for item in self.reported]
 
 
 @dataclass(frozen=True)
@@ -140,7 +147,7 @@ class Checker:
                 continue
             issues = explain(item.value)
             if issues:
-                reported.append((_reduced(Payload(item.path, item.value)), issues))
+                reported.append((Payload(item.path, _kept(item.value)), issues))
             else:
                 clean += 1
         checked.clean += clean
@@ -210,20 +217,28 @@ class Checker:
             clean += len(values) - len(refused_values)
             if refused_values:
                 later.extend((first_line + start + at, values[at]) for at in refused_values)
-        # the payloads the gate refused, explained after all the others of the unit: interleaved with them, each
-        # cost twice as much, and slowed the next ones (the two paths' code and data evicting each other)
-        explain, reported = self._explain, checked.reported
+                if len(later) >= EXPLAIN_TOGETHER:
+                    clean += self._explained(source, later, checked.reported)
+                    later = []
+        checked.clean = clean + self._explained(source, later, checked.reported)
+        return checked
+
+    def _explained(self, source: str, later: list[tuple[int, Any]], reported: list[Reported]) -> int:
+        """The refused payloads of `later` explained into `reported`; how many had nothing to report. Explained
+        together, apart from the others (interleaved with them, each cost twice as much: the two paths' code and
+        data evicting each other), but a few dozen at a time: a thousand refused payloads' values kept until the end
+        of their unit had left the processor's caches by the time they were explained."""
+        explain, clean = self._explain, 0
         for line, item in later:
             if type(item) is ReadProblem:
                 reported.append(item)
                 continue
             issues = explain(item)
             if issues:
-                reported.append((_reduced(Payload(source, item, line=line)), issues))
+                reported.append((Payload(source, _kept(item), "", line), issues))
             else:
                 clean += 1
-        checked.clean = clean
-        return checked
+        return clean
 
     @property
     def _passes_gate(self) -> Callable[[Any], bool]:
@@ -278,16 +293,26 @@ def _line_problems(
     return problems
 
 
-def renumbered(results: Iterable[Checked]) -> Iterator[Checked]:
-    """The results of units in input order, the findings of each span numbered by the lines of the file (the lines
-    of the spans of that file before it added)."""
+class _Numbered(Protocol):
+    span_start: int | None
+    lines: int
+
+    def shift_lines(self, lines: int) -> None: ...
+
+
+Result = TypeVar("Result", bound=_Numbered)
+
+
+def renumbered(results: Iterable[Result]) -> Iterator[Result]:
+    """The results of units (Checked, or as conformance.cli.encoding encodes them) in input order, the findings of
+    each span numbered by the lines of the file (the lines of the spans of that file before it added)."""
     before = 0
     for checked in results:
         if checked.span_start is not None:
             if checked.span_start == 0:
                 before = 0
-            if before and checked.reported:
-                checked.reported = [_shifted(item, before) for item in checked.reported]
+            if before:
+                checked.shift_lines(before)
             before += checked.lines
         yield checked
 
@@ -352,6 +377,9 @@ _READ_BYTES = 1 << 16
 
 def _reduced(payload: Payload) -> Payload:
     """The payload as the report needs it: its resourceType, not the whole document (sent back from a worker)."""
-    data: Any = payload.data
-    kept = {"resourceType": data["resourceType"]} if isinstance(data, dict) and "resourceType" in data else None
-    return Payload(payload.source, kept, payload.prefix, payload.line)
+    return Payload(payload.source, _kept(payload.data), payload.prefix, payload.line)
+
+
+def _kept(data: Any) -> dict[str, Any] | None:
+    """What the report needs of a payload's data: its resourceType."""
+    return {"resourceType": data["resourceType"]} if isinstance(data, dict) and "resourceType" in data else None

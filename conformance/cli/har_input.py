@@ -10,6 +10,7 @@ from typing import IO, Any
 
 import ijson
 
+from conformance.cli.streamed_json_errors import PositionedStream, described
 from conformance.exchange_judge import ExchangeFinding, ExchangeJudge
 from conformance.har_exchanges import BaseUrl, NotAnEntry, exchange_of_entry
 
@@ -69,10 +70,11 @@ def judged_entries(
     entry's URL. HarUnreadable where the text stops being JSON, or when it holds no log.entries (after the entries
     already yielded)."""
     kept = _KeepingHead(stream)
+    positioned = PositionedStream(kept)
     count = 0
     base = base_url
     try:
-        for index, entry in enumerate(ijson.items(kept, "log.entries.item", use_float=True)):
+        for index, entry in enumerate(ijson.items(positioned, "log.entries.item", use_float=True)):
             if not count:
                 kept.forget()
             count += 1
@@ -80,8 +82,8 @@ def judged_entries(
                 base = _first_base(entry)
             yield _judged(source, index, entry, judge, base)
     except ijson.JSONError as error:
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else "cut short"
-        raise HarUnreadable(f"not JSON: {first_line}") from None
+        message = error.args[0] if error.args and isinstance(error.args[0], str | bytes) else str(error)
+        raise HarUnreadable(f"not JSON: {described(message, positioned)}") from None
     except UnicodeDecodeError as error:
         raise HarUnreadable(f"not UTF-8 text (byte {error.start})") from None
     if count == 0:

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from conformance.cli.checking import Checked
+from conformance.cli.encoding import (
+    SARIF_LEVELS,
+    Encoded,
+    Encoder,
+    JsonEncoder,
+    SarifEncoder,
+    TextEncoder,
+    dumps,
+    joined,
+    one_line,
+)
 from conformance.cli.inputs import Payload, ReadProblem
-from profiles.issues import Issue, Severity
+from profiles.issues import Issue
 
 if TYPE_CHECKING:  # a run without HAR files starts without the judge of an exchange and its parser
     from conformance.cli.har_input import JudgedEntry
     from conformance.exchange_judge import ExchangeFinding
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note"}
 
 
 @dataclass
@@ -65,6 +74,8 @@ class Tally:
 class Writer:
     """Receives every validated payload and read problem, then writes the report."""
 
+    encoder: Encoder = Encoder()
+
     def __init__(self, stream: IO[str], version: str | Callable[[], str]) -> None:
         """`version`: eris's, or how to look it up (only the JSON and SARIF reports name it)."""
         self.stream = stream
@@ -101,22 +112,40 @@ class Writer:
                 self.payload(*reported)
         self.clean(checked.clean)
 
+    def encoded(self, found: Encoded) -> None:
+        """What one unit of work found, encoded by this writer's encoder where it was checked
+        (conformance.cli.encoding), in its order."""
+        tally = self.tally
+        tally.documents += found.clean + found.reported
+        tally.invalid += found.invalid
+        tally.severities.update(found.severities)
+        if found.text:
+            self._write(joined(found.text, found.shift), found.members)
+        for problem in found.problems:
+            self._listed(problem)
+
+    def _write(self, text: str, members: int) -> None:
+        """Encoded text, holding `members` results of the report's array."""
+        self.stream.write(text)
+
+    def _listed(self, problem: ReadProblem) -> None:
+        """An input that could not be read, whose text (if any) was written with its unit's."""
+        Writer.problem(self, problem)
+
     def finish(self) -> None:
         raise NotImplementedError
 
 
 class TextWriter(Writer):
+    encoder = TextEncoder()
+
     def payload(self, payload: Payload, issues: list[Issue]) -> None:
         super().payload(payload, issues)
-        for issue in issues:
-            where = payload.prefix + issue.location or "(root)"
-            line = f"{payload.label}:{where}: {issue.severity.value}: {issue.message} [{issue.code}]"
-            self.stream.write(_one_line(line) + "\n")
+        self.stream.write(joined(self.encoder.payload(payload, issues)))
 
     def problem(self, problem: ReadProblem) -> None:
         super().problem(problem)
-        line = f"{problem.label}: error: cannot be read: {problem.message} [input-unreadable]"
-        self.stream.write(_one_line(line) + "\n")
+        self.stream.write(joined(self.encoder.problem(problem)))
 
     def exchange(self, entry: JudgedEntry) -> None:
         super().exchange(entry)
@@ -124,7 +153,7 @@ class TextWriter(Writer):
             issue = found.issue
             tags = f"{issue.code}, {issue.requirement}" if issue.requirement else issue.code
             line = f"{entry.label}: {found.side} {found.where}: {issue.severity.value}: {issue.message} [{tags}]"
-            self.stream.write(_one_line(line) + "\n")
+            self.stream.write(one_line(line) + "\n")
 
     def finish(self) -> None:
         s = self.tally.summary()
@@ -149,9 +178,14 @@ class _StreamedArray:
         self.stream, self.indent, self.count = stream, "  " * depth, 0
 
     def add(self, member: dict[str, Any], *, ensure_ascii: bool = True) -> None:
-        text = json.dumps(member, indent=2, ensure_ascii=ensure_ascii).replace("\n", "\n" + self.indent + "  ")
+        text = dumps(member, ensure_ascii=ensure_ascii).replace("\n", "\n" + self.indent + "  ")
         self.stream.write(("," if self.count else "") + "\n" + self.indent + "  " + text)
         self.count += 1
+
+    def add_encoded(self, text: str, members: int) -> None:
+        """`members` written by conformance.cli.encoding, each after a comma."""
+        self.stream.write(text if self.count else text[1:])
+        self.count += members
 
     def close(self) -> None:
         self.stream.write(("\n" + self.indent if self.count else "") + "]")
@@ -164,9 +198,9 @@ def _members(value: dict[str, Any], depth: int, *, ensure_ascii: bool = True) ->
         "\n"
         + indent
         + "  "
-        + json.dumps(name)
+        + dumps(name, ensure_ascii=True)
         + ": "
-        + json.dumps(member, indent=2, ensure_ascii=ensure_ascii).replace("\n", "\n" + indent + "  ")
+        + dumps(member, ensure_ascii=ensure_ascii).replace("\n", "\n" + indent + "  ")
         for name, member in value.items()
     )
 
@@ -181,19 +215,18 @@ class JsonWriter(Writer):
         self.stream.write("{" + _members({"tool": "eris", "version": self.version}, 0) + ',\n  "results": [')
         self.results = _StreamedArray(stream, 1)
 
+    encoder = JsonEncoder()
+
     def payload(self, payload: Payload, issues: list[Issue]) -> None:
         super().payload(payload, issues)
         if issues:
-            entry: dict[str, Any] = {"source": payload.source}
-            if payload.line is not None:
-                entry["line"] = payload.line
-            if payload.prefix:
-                entry["pointer"] = payload.prefix
-            if isinstance(payload.data, dict) and isinstance(payload.data.get("resourceType"), str):
-                entry["resourceType"] = payload.data["resourceType"]
-            entry["valid"] = not any(issue.is_error for issue in issues)
-            entry["issues"] = [issue.to_dict() for issue in issues]
-            self.results.add(entry, ensure_ascii=False)
+            self.results.add_encoded(joined(self.encoder.payload(payload, issues)), 1)
+
+    def _write(self, text: str, members: int) -> None:
+        self.results.add_encoded(text, members)
+
+    def _listed(self, problem: ReadProblem) -> None:
+        self.problem(problem)
 
     def exchange(self, entry: JudgedEntry) -> None:
         super().exchange(entry)
@@ -223,47 +256,44 @@ class SarifWriter(Writer):
     def __init__(self, stream: IO[str], version: str | Callable[[], str]) -> None:
         super().__init__(stream, version)
         self.notifications: list[dict[str, Any]] = []
-        self.rules: dict[str, Issue] = {}
+        self.rules: dict[str, str | None] = {}
+        """The codes reported, each with the requirement of its first issue."""
         head = _members({"$schema": SARIF_SCHEMA, "version": "2.1.0"}, 0)
         self.stream.write("{" + head + ',\n  "runs": [\n    {\n      "results": [')
         self.results = _StreamedArray(stream, 3)
 
+    encoder = SarifEncoder()
+
     def payload(self, payload: Payload, issues: list[Issue]) -> None:
         super().payload(payload, issues)
         for issue in issues:
-            self.rules.setdefault(issue.code, issue)
-            location: dict[str, Any] = {"artifactLocation": {"uri": payload.source}}
-            if payload.line is not None:
-                location["region"] = {"startLine": payload.line}
-            result: dict[str, Any] = {
-                "ruleId": issue.code,
-                "level": _SARIF_LEVELS[issue.severity],
-                "message": {"text": issue.message},
-                "locations": [
-                    {
-                        "physicalLocation": location,
-                        "logicalLocations": [
-                            {"fullyQualifiedName": payload.prefix + issue.location or "/", "kind": "object"}
-                        ],
-                    }
-                ],
-            }
-            if issue.requirement:
-                result["properties"] = {"requirement": issue.requirement}
-            self.results.add(result)
+            self.rules.setdefault(issue.code, issue.requirement)
+        if issues:
+            self.results.add_encoded(joined(self.encoder.payload(payload, issues)), len(issues))
+
+    def encoded(self, found: Encoded) -> None:
+        for code, requirement in found.rules.items():
+            self.rules.setdefault(code, requirement)
+        super().encoded(found)
+
+    def _write(self, text: str, members: int) -> None:
+        self.results.add_encoded(text, members)
+
+    def _listed(self, problem: ReadProblem) -> None:
+        self.problem(problem)
 
     def exchange(self, entry: JudgedEntry) -> None:
         super().exchange(entry)
         for found in entry.findings:
             issue = found.issue
-            self.rules.setdefault(issue.code, issue)
+            self.rules.setdefault(issue.code, issue.requirement)
             where = f"log.entries[{entry.index}] {found.where}"
             properties: dict[str, Any] = {"side": found.side, "method": entry.method, "path": entry.path}
             if issue.requirement:
                 properties["requirement"] = issue.requirement
             result: dict[str, Any] = {
                 "ruleId": issue.code,
-                "level": _SARIF_LEVELS[issue.severity],
+                "level": SARIF_LEVELS[issue.severity],
                 "message": {"text": f"{entry.method} {entry.path}: {issue.message}"},
                 "locations": [
                     {
@@ -294,9 +324,9 @@ class SarifWriter(Writer):
             {
                 "id": code,
                 "shortDescription": {"text": code.replace("-", " ")},
-                **({"properties": {"requirement": issue.requirement}} if issue.requirement else {}),
+                **({"properties": {"requirement": requirement}} if requirement else {}),
             }
-            for code, issue in sorted(self.rules.items())
+            for code, requirement in sorted(self.rules.items())
         ]
         rest = {
             "tool": {
@@ -315,11 +345,3 @@ class SarifWriter(Writer):
 
 
 WRITERS: dict[str, type[Writer]] = {"text": TextWriter, "json": JsonWriter, "sarif": SarifWriter}
-
-
-def _one_line(text: str) -> str:
-    """A finding is one line: a newline or other control character (in a file name, a member name, a value
-    quoted in a message) is written escaped, so no input can forge a line of the output."""
-    if text.isprintable():  # nearly every line: no character to look at one by one
-        return text
-    return "".join(ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii") for ch in text)

@@ -11,9 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from conformance.cli.checking import Checked
 from conformance.cli.inputs import json_files
-from profiles.issues import Issue
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -48,12 +46,13 @@ class ValidateProgress:
         self._progress: Progress | None = None
         self._task: TaskID | None = None
 
-    def advance(self, checked: Checked) -> None:
+    def advance(self, documents: int, invalid: int, size: int) -> None:
+        """A unit of work checked: its payloads, the invalid ones among them, its bytes of input."""
         if not self.enabled:
             return
-        self.documents += checked.clean + sum(1 for item in checked.reported if isinstance(item, tuple))
-        self.invalid += sum(1 for item in checked.reported if isinstance(item, tuple) and _has_error(item[1]))
-        self.done_bytes += checked.size
+        self.documents += documents
+        self.invalid += invalid
+        self.done_bytes += size
         if self._progress is None:
             if time.monotonic() - self.started < SHOW_AFTER_SECONDS:
                 return
@@ -79,7 +78,3 @@ class ValidateProgress:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
-
-
-def _has_error(issues: list[Issue]) -> bool:
-    return any(issue.is_error for issue in issues)

@@ -11,6 +11,7 @@ from typing import IO, TYPE_CHECKING
 
 from conformance.cli.checking import Checker, FileBatch, Lines, Span, Unit, renumbered
 from conformance.cli.common import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, fail, positive_int, suite_version
+from conformance.cli.encoding import UnitEncoder
 from conformance.cli.output import WRITERS, Writer
 from conformance.cli.parallel import PoolBroken, ordered
 from conformance.cli.progress import ValidateProgress
@@ -124,6 +125,8 @@ def _run_validate(args: argparse.Namespace) -> int:
             return fail(f"cannot write {args.output}: {error.strerror}")
     writer = WRITERS[args.format](stream, suite_version)
     checker = Checker(validator, args.resource_type, args.profile, WRITE if args.write else RESOURCE)
+    # the report's text is written where a unit is checked: a worker sends back text, not objects to pickle
+    encode = UnitEncoder(checker.check, args.format)
     completed = False
     progress = ValidateProgress(sys.stderr, args.paths)
     exchanges = _HarJudging(validator, base_url)
@@ -132,9 +135,9 @@ def _run_validate(args: argparse.Namespace) -> int:
             if kind == "har":
                 exchanges.judge(inputs[0], writer)
                 continue
-            for checked in renumbered(ordered(checker.check, units(inputs, skip=output), args.jobs)):
-                writer.checked(checked)
-                progress.advance(checked)
+            for found in renumbered(ordered(encode, units(inputs, skip=output), args.jobs)):
+                writer.encoded(found)
+                progress.advance(found.clean + found.reported, found.invalid, found.size)
         progress.close()
         writer.finish()
         completed = True

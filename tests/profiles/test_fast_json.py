@@ -152,6 +152,28 @@ def test_an_odd_line_among_plain_ones_is_read_as_alone_and_leaves_the_others_alo
     assert _lines_outcomes(lines) == [_outcome(strict_json.loads, line) for line in lines]
 
 
+_PAGE = b'{"items": [' + b",".join([b'{"a": [{"b": {"c": [1, "]x["]}}], "d": "\\"["}'] * 20) + b"]}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _PAGE,  # a page of items: hundreds of brackets, a few levels deep
+        _PAGE.replace(b'\\"[', b"["),  # ... and no escaped quote
+        b"[" * 64 + b"]" * 64,
+        b"[" * 65 + b"]" * 65,
+        b'{"a":' * 64 + b"1" + b"}" * 64,
+        b'{"a":' * 65 + b"1" + b"}" * 65,
+        # brackets in strings that would make a text too deep look shallow, if they were counted
+        b'["]", ' + b"[" * 64 + b"]" * 64 + b', "["]',
+        b'["\\"]", ' + b"[" * 64 + b"]" * 64 + b', "\\"["]',
+        b'["}{", ' + b"{" * 0 + b"[" * 64 + b"]" * 64 + b"]",
+    ],
+)
+def test_a_text_with_many_brackets_is_read_as_deep_as_it_is(text: bytes) -> None:
+    assert _outcome(fast_json.loads, text) == _outcome(strict_json.loads, text)
+
+
 def test_lines_written_otherwise_than_orjson_writes_them_are_checked_by_their_colons() -> None:
     spaced = [b'{"a": 1, "b": {"c": "d:e"}}', b'{"a": 1, "a": 2}', b'{"x" : "y"}']
     assert _lines_outcomes(spaced) == [_outcome(strict_json.loads, line) for line in spaced]

@@ -165,6 +165,34 @@ def test_a_file_that_is_not_a_har_is_exit_2_with_one_line_saying_why(tmp_path, c
     assert len(problem) == 1 and f"{path}: error: cannot be read: {why}" in problem[0], out
 
 
+_LONG = b'{"log": {"entries": [' + b'{"a": 1},\n' * 20_000 + b'{"a" 1}]}}'
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        # yajl, ijson's parser, wrote the first as a Python bytes repr with its own drawing of a caret
+        (
+            b'{"log": {"entries": [\xff\xfe]}}',
+            "a character that begins no JSON value, near line 1, column 22 (byte 22)",
+        ),
+        (
+            b'{"log": {"entries": [\n{"a": 1},\n{"a" 1}]}}',
+            "no ':' between a member's name and its value, near line 3, column 6 (byte 38)",
+        ),
+        (_LONG, "no ':' between a member's name and its value, near line 20001, column 6 (byte 200027)"),
+        (b'{"log": {"entries": [{"a": 1}', "the text ends before its JSON does, at its end (byte 29)"),
+    ],
+    ids=["not UTF-8", "line 3", "a later block", "cut short"],
+)
+def test_a_har_that_stops_being_json_says_why_and_where_in_words(tmp_path, capsys, data, why):
+    path = tmp_path / "broken.har"
+    path.write_bytes(data)
+    assert main(["validate", str(path)]) == 2
+    problem = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{path}: ")]
+    assert problem == [f"{path}: error: cannot be read: not JSON: {why} [input-unreadable]"]
+
+
 def test_an_entry_that_is_no_entry_is_a_problem_of_that_entry_only(har_file, capsys):
     path = har_file(
         {"request": {"url": f"{BASE}/v1/parties"}}, _entry("GET", f"{BASE}/v1/capabilities", answer=_envelope(NAMELESS))

@@ -1,0 +1,214 @@
+"""The clean gate of profiles/clean_gate.py compiled: its pass, the checks after it, and, for a document it refuses,
+which of its parts failed (the rule rows to explain, and whether the structure and recognition must be).
+
+A refused document is searched part by part, about ten checks of the engine. The documents of an export mostly fail
+for the same few causes (one namespace unknown to the configuration, the same reference by a non-key identifier): a
+cause found again is remembered, and a document is first tried against the causes seen last, one check that every
+other part holds, and one for each row of the cause, instead of the search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from profiles.clean_gate import CleanGate, rows_schema
+from profiles.rules import DocumentCheck
+from profiles.structure import SchemaStore
+
+__all__ = ["CAUSES_KEPT", "CAUSES_TRIED", "CompiledGate", "GateLeavingOut", "Rows"]
+
+Rows = frozenset[int] | set[int]
+"""Rule rows by id(): those whose part of the gate a document failed."""
+CAUSES_TRIED = 4
+"""Causes a refused document is tried against before the search, the one found last first."""
+CAUSES_KEPT = 16
+"""Causes compiled, a gate: each costs its compilation (milliseconds) and the memory of a gate."""
+_SEEN_BEFORE_KEPT = 2
+"""How often the search finds a cause before it is compiled: a cause seen once may never come again."""
+_COUNTED = 1024
+"""Causes counted at most, a gate (the count starts again beyond)."""
+_Failed = tuple[Rows, bool]
+GateLeavingOut = Callable[[frozenset[int]], CleanGate]
+
+
+class CompiledGate:
+    """A compiled clean gate: its pass, the checks after it, and (compiled when it first refuses a document) the checks
+    of its parts that say which of them a refused document failed."""
+
+    __slots__ = ("_leaving_out", "_parts", "_schemas", "_structure", "definition", "holds", "is_valid")
+
+    def __init__(
+        self, schemas: SchemaStore, definition: CleanGate, structure: str, leaving_out: GateLeavingOut
+    ) -> None:
+        """`leaving_out`: the gate again, the parts of the rows it is given (by id) left out of its pass."""
+        self.definition = definition
+        self.is_valid: DocumentCheck = schemas.compile(definition.schema).is_valid
+        checks = tuple(check for check, _ in definition.after_pass)
+        self.holds: DocumentCheck | None = (
+            None if not checks else checks[0] if len(checks) == 1 else partial(_all_hold, checks)
+        )
+        self._schemas = schemas
+        self._structure = structure
+        self._leaving_out = leaving_out
+        self._parts: _GateParts | None = None
+
+    def passes(self, document: dict[str, Any]) -> bool:
+        try:
+            if not self.is_valid(document):
+                return False
+        except (ValueError, RecursionError):
+            return False  # the explanation reports why
+        return self.holds is None or self.holds(document)
+
+    def failed_parts(self, document: dict[str, Any]) -> _Failed | None:
+        """The rule rows whose parts of the gate `document` fails, with the rows of the checks after the pass that
+        fail, and whether the profiles must be recognised (recognition fails, or one of those rows depends on the
+        profiles); None when its structure fails or cannot be read: then the structure and every row are explained."""
+        parts = self._parts or self._compile()
+        try:
+            return parts.failed(document)
+        except (ValueError, RecursionError):
+            return None
+
+    def _compile(self) -> _GateParts:
+        self._parts = _GateParts(self._schemas, self.definition, self._structure, self._leaving_out)
+        return self._parts
+
+
+class _Cause:
+    """Rows of a gate that fail together, and the check that a document fails each of them and holds every other part
+    of the gate (the structure and recognition with them)."""
+
+    __slots__ = ("holds", "rows")
+
+    def __init__(self, rows: tuple[int, ...], holds: DocumentCheck) -> None:
+        self.rows, self.holds = rows, holds
+
+
+class _GateParts:
+    """The checks of a gate's parts, asked of a document the gate refused. The structure and recognition are asked
+    together first (most refused documents pass both); the rows by element (the rows of one top-level element share
+    its walk; those that depend on the profiles together), and one by one only in a group that fails, the last of them
+    not at all when the others pass: one failing row among twenty costs about one pass over their parts. (Asked by
+    halves they cost twice as much; through iter_errors, which reads every part for its errors, three times.)"""
+
+    __slots__ = (
+        "_after_pass",
+        "_by_profiles",
+        "_causes",
+        "_groups",
+        "_leaving_out",
+        "_row_checks",
+        "_rows",
+        "_schemas",
+        "_seen",
+        "_structure",
+    )
+
+    def __init__(
+        self, schemas: SchemaStore, definition: CleanGate, structure: str, leaving_out: GateLeavingOut
+    ) -> None:
+        compile_, rows = schemas.compile, definition.rows
+        self._schemas, self._rows = schemas, rows
+        self._by_profiles = frozenset(id(spec) for spec in definition.by_profiles)
+        by_element: dict[str | None, list[int]] = {}
+        for index, (spec, _) in enumerate(rows):
+            # the rows that ask which profiles are recognised cost more than most: asked apart from the others
+            element = None if id(spec) in self._by_profiles else spec["path"].split(".", 1)[0]
+            by_element.setdefault(element, []).append(index)
+        self._groups = tuple(
+            (compile_(rows_schema([rows[index] for index in group])).is_valid, tuple(group[:-1]), group[-1])
+            for group in by_element.values()
+        )
+        self._row_checks: list[DocumentCheck | None] = [None] * len(rows)
+        self._after_pass = tuple(
+            (check, tuple(id(spec) for spec in unstated)) for check, unstated in definition.after_pass
+        )
+        only_structure = {"$ref": structure}
+        both = {"allOf": [only_structure, definition.recognition]}
+        self._structure = (compile_(both).is_valid, compile_(only_structure).is_valid)
+        self._leaving_out = leaving_out
+        self._causes: list[_Cause] = []
+        """The causes compiled, the one found last first."""
+        self._seen: dict[tuple[int, ...], int] = {}
+
+    def failed(self, document: dict[str, Any]) -> _Failed | None:
+        """failed_parts(), whose errors of the engine (ValueError, RecursionError) it lets through."""
+        for cause in self._causes[:CAUSES_TRIED]:
+            if cause.holds(document):
+                return self._of_cause(cause.rows, document)
+        found = self._search(document)
+        if found is not None and found[0] is not None:
+            self._seen_again(found[0])
+        return None if found is None else found[1]
+
+    def _of_cause(self, rows: tuple[int, ...], document: dict[str, Any]) -> _Failed:
+        """The failed parts of a document that fails `rows` and whose other parts hold, the structure and recognition
+        with them: those rows and the checks after the pass that fail."""
+        failed = self._after_pass_failed(document)
+        specs = self._rows
+        failed.update(id(specs[index][0]) for index in rows)
+        return failed, not self._by_profiles.isdisjoint(failed)
+
+    def _search(self, document: dict[str, Any]) -> tuple[tuple[int, ...] | None, _Failed] | None:
+        """The failed parts found part by part, and the rows among them that a schema states (None when recognition
+        fails too: no cause to remember, as every document it refuses is searched for its recognition's issues)."""
+        with_recognition, alone = self._structure
+        recognised_cleanly = with_recognition(document)  # the structure holds, and recognition has nothing to report
+        if not recognised_cleanly and not alone(document):
+            return None
+        failed = self._after_pass_failed(document)
+        rows, row_check = self._rows, self._row_check
+        failed_rows: list[int] = []
+        for group_check, asked, last in self._groups:
+            if group_check(document):
+                continue
+            found = False
+            for index in asked:
+                if not row_check(index)(document):
+                    failed_rows.append(index)
+                    found = True
+            if not found or not row_check(last)(document):
+                failed_rows.append(last)
+        failed.update(id(rows[index][0]) for index in failed_rows)
+        by_profiles = not recognised_cleanly or not self._by_profiles.isdisjoint(failed)
+        return (tuple(failed_rows) if recognised_cleanly else None), (failed, by_profiles)
+
+    def _after_pass_failed(self, document: dict[str, Any]) -> set[int]:
+        failed: set[int] = set()
+        for check, unstated in self._after_pass:
+            if not check(document):
+                failed.update(unstated)
+        return failed
+
+    def _seen_again(self, rows: tuple[int, ...]) -> None:
+        """Counts a cause the search found; compiles it once it comes again (and while fewer than CAUSES_KEPT are)."""
+        seen = self._seen
+        if len(seen) >= _COUNTED:
+            seen.clear()
+        count = seen[rows] = seen.get(rows, 0) + 1
+        if count != _SEEN_BEFORE_KEPT or len(self._causes) >= CAUSES_KEPT:
+            return
+        # the gate's own pass without the cause's rows (not a join of the other rows' parts: that walked the
+        # document in more pieces, and cost twice the pass), after the cause's rows: a cause that is not the
+        # document's costs the check of its rows, most often
+        others = self._leaving_out(frozenset(id(self._rows[index][0]) for index in rows))
+        failing = [{"not": self._rows[index][1]} for index in rows]
+        check = self._schemas.compile({"allOf": [*failing, others.schema]}).is_valid
+        cause = _Cause(rows, check)
+        if rows:
+            self._causes.insert(0, cause)
+        else:  # refused by the checks after the pass alone: its check is the whole pass, tried last
+            self._causes.append(cause)
+
+    def _row_check(self, index: int) -> DocumentCheck:
+        check = self._row_checks[index]
+        if check is None:
+            check = self._row_checks[index] = self._schemas.compile(rows_schema([self._rows[index]])).is_valid
+        return check
+
+
+def _all_hold(checks: tuple[DocumentCheck, ...], document: dict[str, Any]) -> bool:
+    return all(check(document) for check in checks)
