@@ -18,7 +18,7 @@ import pytest
 from conformance.outcomes import data_served
 from conformance.plugin import Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.discovery import Discovery, discriminating
-from conformance.suite.support.filters import FILTERS, Filter, matches, sound_attributes, values_of
+from conformance.suite.support.filters import FILTERS, Filter, matches, sound_attributes, unmatched, values_of
 from conformance.suite.support.reads import Item, ListRead, as_list, identifiers, ids, list_read, token
 from conformance.suite.support.typed_values import (
     contained_values,
@@ -137,13 +137,7 @@ def _finds_only_matching(
     before = len(findings.found.get("ERIS-BASE-003", []))
     if item.get("id") not in ids(found):
         findings.add("ERIS-BASE-003", f"{shown} ({what}) did not find {item.get('id')}, which carries it")
-    # an item that breaks the contract elsewhere is the envelope test's to report
-    wrong = [
-        i.get("id")
-        for i in found
-        if not matches(discovery, flt, i, value, read.resource_type)
-        and discovery.validator.is_valid(i, resource_type=read.resource_type)
-    ]
+    wrong = unmatched(discovery, flt, found, value, read.resource_type)
     if wrong:
         findings.add("ERIS-BASE-003", f"{shown} ({what}) answered items that do not hold it: {wrong[:5]}")
     return len(findings.found.get("ERIS-BASE-003", [])) == before
@@ -343,12 +337,7 @@ def test_documents_are_read_by_the_party_of_a_participant_in_an_internal_party_n
         if item.get("id") not in ids(found):
             failed = True
             findings.add("ERIS-DOC-004", f"{shown} did not find {item.get('id')}, whose participant is that Party's")
-        wrong = [
-            i.get("id")
-            for i in found
-            if not matches(discovery, flt, i, value, read.resource_type)
-            and discovery.validator.is_valid(i, resource_type=read.resource_type)
-        ]
+        wrong = unmatched(discovery, flt, found, value, read.resource_type)
         if wrong:
             failed = True
             findings.add("ERIS-DOC-004", f"{shown} answered documents without that Party as participant: {wrong[:5]}")

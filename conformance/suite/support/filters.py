@@ -207,6 +207,18 @@ FORM_CLAUSES = {
 code|value") a filter of each kind sends."""
 
 
+def unmatched(discovery: Discovery, flt: Filter, found: list[Item], value: str, resource_type: str) -> list[Any]:
+    """The ids of the items of `found` that do not satisfy `flt` = `value`. An item that breaks the contract
+    elsewhere (a code outside its value set) is that requirement's defect, reported by the envelope test: it does
+    not count against the filter."""
+    return [
+        i.get("id")
+        for i in found
+        if not matches(discovery, flt, i, value, resource_type)
+        and discovery.validator.is_valid(i, resource_type=resource_type)
+    ]
+
+
 def check_filter_for(
     discovery: Discovery,
     read: ListRead,
@@ -263,14 +275,7 @@ def check_filter(discovery: Discovery, read: ListRead, flt: Filter) -> list[tupl
         shown = f"GET {read.path}?{'&'.join(f'{k}={v}' for k, v in params.items())}"
         if flt.kind != "subset":
             assert item.get("id") in ids(found), f"{shown} did not find {item.get('id')}, which carries that value"
-        # an item that breaks the contract elsewhere (a code outside its value set) is that requirement's
-        # defect, reported by the envelope test: it does not count against the filter
-        wrong = [
-            i.get("id")
-            for i in found
-            if not matches(discovery, flt, i, value, read.resource_type)
-            and discovery.validator.is_valid(i, resource_type=read.resource_type)
-        ]
+        wrong = unmatched(discovery, flt, found, value, read.resource_type)
         assert not wrong, f"{shown} answered items that do not match the filter: {wrong}"
         for name, required_value in required.items():
             loose = Filter(name, "coded", name)
