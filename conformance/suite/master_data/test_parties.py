@@ -16,10 +16,9 @@ import pytest
 
 from conformance.outcomes import data_selected_by, data_served
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
+from conformance.suite.support.clauses import PARTY_NAMESPACES, PESEL_CLAUSE, placeholders_by_system, registry_clauses
 from conformance.suite.support.write_choices import REGISTER
 from conformance.suite.support.writes import (
-    PARTY_NAMESPACES,
-    PESEL_CLAUSE,
     claimed_profiles,
     contractor_body,
     contractors,
@@ -37,8 +36,6 @@ from conformance.suite.support.writes import (
     read_parties,
     reference_key_systems,
     register_identifier,
-    registry_clauses,
-    registry_placeholders,
     token,
     unique_name,
     unordered,
@@ -87,7 +84,7 @@ def test_a_contractor_reads_back_by_each_of_its_reference_key_identifiers(
     for candidate in keyed:
         for system, value in identifiers(candidate, reference_key_systems(contract)):
             by_system.setdefault(system, (candidate, value))
-    registries, placeholders = registry_clauses(contract), registry_placeholders(contract)
+    registries, placeholders = registry_clauses(contract), placeholders_by_system(contract)
     for system, (party, value) in by_system.items():
         # the read itself is under test: every item it answers is judged here (read_parties would set aside
         # those without the identifier as the filter's defect)

@@ -12,8 +12,9 @@ import pytest
 
 from conformance.outcomes import data_selected_by
 from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
+from conformance.suite.support.clauses import PESEL_CLAUSE
 from conformance.suite.support.write_choices import Pesel, pesels_of_employees
-from conformance.suite.support.writes import PESEL_CLAUSE, token
+from conformance.suite.support.writes import token
 from profiles import Contract
 
 PARTIES = "/v1/parties"

@@ -9,8 +9,17 @@ from functools import cache
 
 from conformance.plugin import clause_not_exercised, exercised
 from conformance.requirements import load_catalogue
+from profiles import Contract
 
-__all__ = ["clause_named", "leave_parameter", "record_parameter"]
+__all__ = [
+    "PARTY_NAMESPACES",
+    "PESEL_CLAUSE",
+    "clause_named",
+    "leave_parameter",
+    "placeholders_by_system",
+    "record_parameter",
+    "registry_clauses",
+]
 
 
 @cache
@@ -38,3 +47,25 @@ def leave_parameter(requirement_ids: Iterable[str], parameter: str, reason: str,
     for requirement_id in requirement_ids:
         if (clause := clause_named(requirement_id, parameter)) is not None:
             clause_not_exercised(requirement_id, clause, reason, exercise=exercise)
+
+
+PARTY_NAMESPACES = "ERIS-PARTY-008"
+PESEL_CLAUSE = "{pesel_system} (PESEL, Employee)"
+_REGISTRY_CLAUSES = {
+    "nip_system": "{nip_system} (NIP)",
+    "regon_system": "{regon_system} (REGON)",
+    "eu_vat_system": "{eu_vat_system} (EU VAT number)",
+    "pesel_system": PESEL_CLAUSE,
+}
+"""The clauses of ERIS-PARTY-008 ("Identifier namespaces {nip_system}, {regon_system}, {eu_vat_system} (NIP, REGON,
+EU VAT number) and {pesel_system} (PESEL, Employee)") by the placeholder of the installation naming each system."""
+
+
+def placeholders_by_system(contract: Contract) -> dict[str, str]:
+    """The installation's system of each registry -> the placeholder naming it (nip_system, ...)."""
+    return {contract.installation.values[name]: name for name in _REGISTRY_CLAUSES}
+
+
+def registry_clauses(contract: Contract) -> dict[str, str]:
+    """The installation's system of each registry -> the clause of ERIS-PARTY-008 naming it."""
+    return {contract.installation.values[name]: clause for name, clause in _REGISTRY_CLAUSES.items()}

@@ -60,28 +60,6 @@ def profile_systems(contract: Contract, profile: str, *, reference_key: bool | N
     ]
 
 
-PARTY_NAMESPACES = "ERIS-PARTY-008"
-PESEL_CLAUSE = "{pesel_system} (PESEL, Employee)"
-_REGISTRY_CLAUSES = {
-    "nip_system": "{nip_system} (NIP)",
-    "regon_system": "{regon_system} (REGON)",
-    "eu_vat_system": "{eu_vat_system} (EU VAT number)",
-    "pesel_system": PESEL_CLAUSE,
-}
-"""The clauses of ERIS-PARTY-008 ("Identifier namespaces {nip_system}, {regon_system}, {eu_vat_system} (NIP, REGON,
-EU VAT number) and {pesel_system} (PESEL, Employee)") by the placeholder of the installation naming each system."""
-
-
-def registry_placeholders(contract: Contract) -> dict[str, str]:
-    """The installation's system of each registry -> the placeholder naming it (nip_system, ...)."""
-    return {contract.installation.values[name]: name for name in _REGISTRY_CLAUSES}
-
-
-def registry_clauses(contract: Contract) -> dict[str, str]:
-    """The installation's system of each registry -> the clause of ERIS-PARTY-008 naming it."""
-    return {contract.installation.values[name]: clause for name, clause in _REGISTRY_CLAUSES.items()}
-
-
 def reference_key_systems(contract: Contract) -> set[str]:
     return {system for system, ns in contract.namespaces.items() if ns.reference_key}
 
