@@ -31,7 +31,8 @@ class IssueCode:
     severity: Severity
     summary: str
     emitted_by: tuple[str, ...]
-    """"rule:<name>" for a rule function, or "structure", "recognition", "validator"."""
+    """"rule:<name>" for a rule function, or "structure", "recognition", "validator", "rule_plans" (the module that
+    reports it)."""
     requirement: str | None = None
     requirement_of: str | None = None
     """One of REQUIREMENT_SOURCES when the requirement depends on where the code is reported."""

@@ -9,7 +9,7 @@ It never raises on bad input: whatever the payload, it returns issues.
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,66 +18,15 @@ from profiles.clean_gate import CleanGate, clean_gate
 from profiles.compiled_gate import CompiledGate, Rows
 from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
 from profiles.issue_codes import IssueCodes, standard_issue_codes
-from profiles.issues import Issue, Severity
-from profiles.paths import Where, split_path, values_at, without_members
+from profiles.issues import Issue
+from profiles.paths import Where, without_members
 from profiles.recognition import ProfileRecognition, Recognition
+from profiles.rule_plans import RulePlans, pointer
 from profiles.rule_set import standard_kinds
-from profiles.rules import DocumentCheck, DocumentContext, Finding, Rule
+from profiles.rules import DocumentCheck, DocumentContext, Rule
 from profiles.structure import SchemaStore, Structure
 
 __all__ = ["CONTEXTS", "RESOURCE", "WRITE", "Validator"]
-
-
-@dataclass(frozen=True, slots=True)
-class _PlannedRule:
-    function: Rule
-    spec: Mapping[str, Any]
-
-
-_REMEMBERED_SETS = 256
-_Groups = tuple[tuple[tuple[str, ...], list[_PlannedRule]], ...]
-
-
-class _Plan:
-    """The rules of a resource type or profile in one context, grouped by path so that each path is walked once."""
-
-    __slots__ = ("_only", "_places", "groups")
-
-    def __init__(self, groups: _Groups) -> None:
-        self.groups = groups
-        self._places: dict[int, list[tuple[int, int]]] = {}
-        for group, (_, planned) in enumerate(groups):
-            for place, rule in enumerate(planned):
-                self._places.setdefault(id(rule.spec), []).append((group, place))
-        self._only: dict[frozenset[int], _Groups] = {}
-        """only() of the sets of rows asked before: the payloads of an export most often fail the same few."""
-
-    def only(self, rows: Rows) -> _Groups:
-        """The groups of `rows` alone, in the plan's order."""
-        key = rows if isinstance(rows, frozenset) else frozenset(rows)
-        groups = self._only.get(key)
-        if groups is None:
-            if len(self._only) >= _REMEMBERED_SETS:
-                self._only.clear()
-            groups = self._only[key] = self._groups_of(key)
-        return groups
-
-    def _groups_of(self, rows: Rows) -> _Groups:
-        """Found from the rows, not by a walk of the plan: a refused payload fails few."""
-        places: list[tuple[int, int]] = []
-        for row in rows:
-            found = self._places.get(row)
-            if found is not None:
-                places += found
-        places.sort()
-        groups: list[tuple[tuple[str, ...], list[_PlannedRule]]] = []
-        last = -1
-        for group, place in places:
-            if group != last:
-                groups.append((self.groups[group][0], []))
-                last = group
-            groups[-1][1].append(self.groups[group][1][place])
-        return tuple(groups)
 
 
 class Validator:
@@ -121,9 +70,7 @@ class Validator:
         }
         if unknown:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
-        self._plans: dict[tuple[str, str], _Plan] = {}
-        self._issue_kinds: dict[tuple[str, int], tuple[Severity, str | None]] = {}
-        """(severity, requirement) of a code found by a rule row (by id: the rows live as long as the contract)."""
+        self._plans = RulePlans(self.contract, self.rules, self.issue_codes)
         self._gates: dict[tuple[str, str, str | None], CompiledGate | None] = {}
         self._gate_table: dict[str, tuple[DocumentCheck, DocumentCheck | None]] = {}
         """The served resources' gates by type, (is_valid, the checks after it or None), filled as the gates are built:
@@ -218,7 +165,7 @@ class Validator:
                     # the common refusal: rows of the resource type fail, and nothing else; explained without the
                     # generators of _issues around the rule functions (a third of the explanation of one warning)
                     ctx = DocumentContext(self.contract, context, (), document)
-                    return self._apply(self._planned(rules.resource_type, context), document, ctx, parts[0])
+                    return self._plans.apply(self._plans.planned(rules.resource_type, context), document, ctx, parts[0])
                 return list(self._issues(document, resource_type, profile, context, gate_tried=True, parts=parts))
         return list(self._issues(document, resource_type, profile, context, gate_tried=True))
 
@@ -312,11 +259,11 @@ class Validator:
         if issues:
             yield from issues
         ctx = DocumentContext(self.contract, context, applied, document)
-        yield from self._apply(self._planned(rules.resource_type, context), document, ctx, failed)
+        yield from self._plans.apply(self._plans.planned(rules.resource_type, context), document, ctx, failed)
         for applied_profile in applied:
-            profile_plan = self._planned(applied_profile.name, context, applied_profile)
+            profile_plan = self._plans.planned(applied_profile.name, context, applied_profile)
             if profile_plan.groups:  # most profiles only recognise; an empty plan is not worth a generator
-                yield from self._apply(profile_plan, document, ctx, failed)
+                yield from self._plans.apply(profile_plan, document, ctx, failed)
 
     def _nulls_read_as_absent(
         self, schema: str, requirement: str | None, document: dict[str, Any], structure: Structure
@@ -342,7 +289,7 @@ class Validator:
                 "served; the reference implementation leaves it out)"
             )
             # the resource type's requirement, as for its structure: no rule row reports this
-            yield replace(self.issue_codes.issue("open-choice", _pointer(path), message), requirement=rules.requirement)
+            yield replace(self.issue_codes.issue("open-choice", pointer(path), message), requirement=rules.requirement)
 
     def _resource_rules(
         self, document: dict[str, Any], declared: str | None
@@ -369,16 +316,6 @@ class Validator:
             yield codes.issue("resource-type-unknown", where, message)
         return rules
 
-    def _plan(self, specs: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...], context: str) -> _Plan:
-        """The rules that apply in `context`, grouped by path so that each path is walked once."""
-        by_path: dict[tuple[str, ...], list[_PlannedRule]] = {}
-        for spec in specs:
-            if context not in spec.get("contexts", CONTEXTS) or spec.get("strength") == "example":
-                continue  # an example binding illustrates codes; it checks nothing
-            planned = _PlannedRule(self.rules[spec["rule"]], spec)
-            by_path.setdefault(split_path(spec["path"]), []).append(planned)
-        return _Plan(tuple(by_path.items()))
-
     def _gate(self, resource_type: str, context: str, profile: str | None) -> CompiledGate | None:
         key = (resource_type, context, profile)
         if key not in self._gates:
@@ -395,45 +332,6 @@ class Validator:
                 if context == RESOURCE and profile is None:
                     self._gate_table[resource_type] = (built.is_valid, built.holds)
         return self._gates[key]
-
-    def _planned(self, name: str, context: str, profile: Profile | None = None) -> _Plan:
-        key = (name, context)
-        plan = self._plans.get(key)
-        if plan is None:
-            specs = profile.rules if profile is not None else self.contract.resources[name].rules
-            plan = self._plans[key] = self._plan(specs, context)
-        return plan
-
-    def _apply(
-        self, plan: _Plan, document: dict[str, Any], ctx: DocumentContext, only: Rows | None = None
-    ) -> list[Issue]:
-        """The findings of the plan's rules (`only`: of these rows) as issues, in the plan's order."""
-        issues: list[Issue] = []
-        for tokens, planned in plan.groups if only is None else plan.only(only):
-            values = values_at(document, tokens)
-            if not values:
-                continue
-            for value, where in values:
-                for rule in planned:
-                    try:
-                        findings = list(rule.function(ctx, value, rule.spec))
-                    except Exception as error:  # a rule bug must not hide the rest of the report
-                        message = f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}"
-                        findings = [Finding("validator-internal-error", message)]
-                    for finding in findings:
-                        issues.append(self._issue_of(finding, where, rule.spec))
-        return issues
-
-    def _issue_of(self, finding: Finding, where: Where, spec: Mapping[str, Any]) -> Issue:
-        """issue_codes.issue(..., rule=spec) of a rule's finding, its severity and requirement looked up once for
-        each code and row."""
-        key = (finding.code, id(spec))
-        kind = self._issue_kinds.get(key)
-        if kind is None:
-            made = self.issue_codes.issue(finding.code, "", "", rule=spec)
-            kind = self._issue_kinds[key] = (made.severity, made.requirement)
-        location = _pointer((*where, *finding.at)) if finding.at else _pointer(where)
-        return Issue(kind[0], finding.code, location, finding.message, kind[1])
 
 
 _UNBUILT: Any = object()
@@ -453,14 +351,6 @@ def _not_checkable(error: Exception) -> str:
     if isinstance(error, UnicodeError):
         return "the payload holds a string that is not valid Unicode (a lone surrogate escape such as \\ud800)"
     return f"the payload cannot be checked: {error}"
-
-
-def _pointer(tokens: tuple[str | int, ...]) -> str:
-    """The JSON Pointer of `tokens`, as profiles.issues.pointer extends one token at a time."""
-    escaped = [
-        str(token) if isinstance(token, int) else token.replace("~", "~0").replace("/", "~1") for token in tokens
-    ]
-    return "/" + "/".join(escaped) if escaped else ""
 
 
 def _json_kind(value: Any) -> str:

@@ -118,7 +118,7 @@ def test_every_emitted_by_names_a_rule_of_the_standard_set_or_a_pass():
     rules = standard_rules()
     for entry in CODES.values():
         for source in entry.emitted_by:
-            assert source in ("structure", "recognition", "validator") or source.removeprefix("rule:") in rules, (
+            assert source in ("structure", "recognition", "validator", "rule_plans") or source.removeprefix("rule:") in rules, (
                 entry.code,
                 source,
             )
@@ -132,7 +132,7 @@ def test_every_registered_code_is_reported_by_what_the_registry_says(code):
 
 def test_every_code_the_rule_modules_and_passes_report_is_registered():
     modules = {Path(f.__code__.co_filename) for f in standard_rules().values()}
-    modules |= {PROFILES / "validator.py", PROFILES / "recognition.py"}
+    modules |= {PROFILES / "validator.py", PROFILES / "rule_plans.py", PROFILES / "recognition.py"}
     literals = set().union(*(_reported_in(module)[0] for module in modules))
     patterns = [p for module in modules for p in _reported_in(module)[1]]
     dynamic = {code for code in _formats_named_by_the_data() if any(p.fullmatch(code) for p in patterns)}
