@@ -22,7 +22,7 @@ from cryptography.exceptions import InvalidTag
 from conformance.key_pairs import KeyPairs
 from conformance.plugin import Api, Findings, not_applicable, not_exercised
 from conformance.redaction import redacted_connection_strings
-from conformance.stores.places import Stores
+from conformance.stores.places import PlaceSource
 from conformance.suite.support.orders import REPORTS, answered, order_body
 from conformance.suite.support.reports import (
     decode_base64,
@@ -58,7 +58,7 @@ def test_an_order_into_local_storage_is_written_into_the_folder(order_into_store
 @pytest.fixture
 def order_into_store(
     target: Target,
-    stores: Stores,
+    stores: PlaceSource,
     api: Api,
     report_token: str,
     company_tax_no: str,
