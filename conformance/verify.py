@@ -31,6 +31,7 @@ from conformance.verification import (
 from conformance.verification.comparison import Comparison, compare
 from conformance.verification.recorded import RecordingError, read_keys, read_recording
 from conformance.verification.replay import Replay
+from conformance.verification.replayed_clock import ReplayedClockPlugin, recorded_start
 from conformance.verification.replayed_keys import ReplayedKeyPairs, ReplayedKeysPlugin
 from conformance.verification.replayed_stores import (
     RecordedStores,
@@ -189,6 +190,9 @@ def _rederive(
                 ReplayedKeysPlugin(ReplayedKeyPairs(by_test, in_order)),
                 ReplayedStoresPlugin(ReplayedStores(stores)),  # no store is started: the recorded reads answer
             )
+            started = recorded_start(document)
+            if started is not None:
+                certify_options.plugins += (ReplayedClockPlugin(started),)
             run_certify(certify_options)
         try:
             text = (certify_options.report_dir / "certification.json").read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ from conformance.key_pairs import KeyPairs
 from conformance.made_up import made_up_hex
 from conformance.plugin import TOKEN_EXERCISE, Api, SuiteReceiver, not_exercised
 from conformance.stores.places import STORES_OF_RUN, PlaceSource, Stores
-from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, RunAtOrder, order_body
+from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, RUN_STARTED, RunAtOrder, order_body
 from conformance.suite.support.writes import owner_nip_exercise, owner_nip_of
 from conformance.target import Target
 from profiles import Contract
@@ -45,9 +45,10 @@ def company_tax_no(api: Api, contract: Contract) -> str:
 
 
 @pytest.fixture(scope="module")
-def period() -> tuple[str, str]:
-    """Year and Month of the orders: the last closed month."""
-    last_month = datetime.now(UTC).replace(day=1) - timedelta(days=1)
+def period(pytestconfig: pytest.Config) -> tuple[str, str]:
+    """Year and Month of the orders: the last closed month (of the run a re-check repeats)."""
+    now = pytestconfig.stash.get(RUN_STARTED, None) or datetime.now(UTC)
+    last_month = now.replace(day=1) - timedelta(days=1)
     return str(last_month.year), str(last_month.month)
 
 

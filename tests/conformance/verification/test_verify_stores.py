@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -122,3 +124,24 @@ def test_a_missing_store_record_is_one_line_and_exit_2(copy: Path, capsys: pytes
     code, _, err = _verify(copy, capsys)
     assert code == 2
     assert err.startswith("eris: ") and "store-reads.json is missing" in err and err.count("\n") == 1
+
+
+def test_the_orders_name_the_month_of_the_run_not_of_the_re_check(
+    copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A re-check in a later month orders for the run's month, which certification.json's `started` says: moved two
+    months back, the orders name another month and find no recorded answer."""
+    path = copy / "certification.json"
+    document = json.loads(path.read_text())
+    started = datetime.fromisoformat(document["started"])
+    document["started"] = (started - timedelta(days=62)).isoformat()
+    path.write_text(json.dumps(document))
+    rederived = copy.parent / "rederived"
+    assert main(["verify", str(copy), "--report-dir", str(rederived)]) == 1
+    assert re.search(
+        r"ERIS-REPORT-02[012] is passed in certification\.json, failed re-derived", capsys.readouterr().out
+    )
+    messages = [
+        entry.get("message", "") for entry in json.loads((rederived / "certification.json").read_text())["requirements"]
+    ]
+    assert any("was answered 599 'eris verify: no recorded answer" in message for message in messages)
