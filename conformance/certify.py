@@ -32,7 +32,16 @@ from conformance.round_trip import choose_workers, shortest_round_trip
 from conformance.settings import usable_cores
 from conformance.suite_run import run_suite
 from conformance.target import TargetError, load_target
-from conformance.verification import RunRecord, collected_keys, keys_recorded, options_of, redacted_description, seal
+from conformance.verification import (
+    RunRecord,
+    collected_keys,
+    collected_store_reads,
+    keys_recorded,
+    options_of,
+    redacted_description,
+    seal,
+    store_reads_recorded,
+)
 
 __all__ = [
     "EXIT_CONFORMANT",
@@ -103,9 +112,10 @@ def _certify(options: CertifyOptions) -> int:
         print(f"eris certify: {choice.line()}; in a test, {at_once} (--concurrency)", file=options.out)
         options = dataclasses.replace(options, workers=choice.workers)
         started = datetime.now(UTC)
-        with keys_recorded(folder / "keys"):
+        with keys_recorded(folder / "keys"), store_reads_recorded(folder / "stores"):
             session = run_suite(options, config, report_dir, folder)
         described, keys = redacted_description(config), collected_keys(folder / "keys")
+        reads = collected_store_reads(folder / "stores")
         finished = datetime.now(UTC)
     selection = _selection(options)
     if session.run_stop:
@@ -134,7 +144,8 @@ def _certify(options: CertifyOptions) -> int:
     try:
         paths = write_outputs(certification, report_dir)
         assert options.seed is not None and options.names_seed is not None
-        seal(report_dir, RunRecord(options.seed, options.names_seed, options_of(options), described, keys))
+        record = RunRecord(options.seed, options.names_seed, options_of(options), described, keys, store_reads=reads)
+        seal(report_dir, record)
     except OSError as error:
         raise RunError(f"cannot write the certification into {report_dir}: {error.strerror or error}") from None
     paths["junit.xml"] = report_dir / "junit.xml"

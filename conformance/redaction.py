@@ -3,11 +3,18 @@ header and claims), never what makes it a credential (its signature)."""
 
 from __future__ import annotations
 
-__all__ = ["REDACTED", "SECRET_NAMES", "redacted_headers", "redacted_token"]
+import re
+
+__all__ = ["REDACTED", "SECRET_NAMES", "redacted_connection_strings", "redacted_headers", "redacted_token"]
 
 REDACTED = "redacted"
 SECRET_NAMES = ("token", "password", "secret", "account_key", "connection_string", "connectionstring")
 """Parts of a name (of a header or a description entry, lower case) whose value is a secret."""
+_STORE_SECRETS = re.compile(
+    rb"(?i)(\bAccountKey=|\bSharedAccessSignature=|[?&]sig=)[^;&\"\\\s]*|(smb://[^:/@\"\s]*:)[^@/\"\s]*@"
+)
+"""The credentials a store's connectionString carries (an account key, a shared access signature, an smb
+password): an order's body names the store it is delivered into."""
 
 
 def redacted_token(token: str) -> str:
@@ -31,3 +38,15 @@ def redacted_headers(headers: dict[str, str]) -> dict[str, str]:
             value = f"{scheme} {redacted_token(credentials.strip())}" if credentials else REDACTED
         kept[name] = value
     return kept
+
+
+def redacted_connection_strings(data: bytes) -> bytes:
+    """`data` with the credentials of every store connection string in it replaced by REDACTED, the rest kept: the
+    store and folder an order names stay readable, and a redacted text is its own redaction."""
+
+    def replaced(found: re.Match[bytes]) -> bytes:
+        if found.group(2) is not None:
+            return found.group(2) + REDACTED.encode() + b"@"
+        return found.group(1) + REDACTED.encode()
+
+    return _STORE_SECRETS.sub(replaced, data)

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from conformance.redaction import redacted_headers
+from conformance.redaction import redacted_connection_strings, redacted_headers
 from conformance.settings import DEFAULT_MAX_ANSWER_SIZE
 
 __all__ = ["BODY_LIMIT", "Exchange", "Traffic", "exchange_of_cut_answer", "exchange_of_response"]
@@ -92,9 +92,9 @@ def _exchange(request: httpx.Request, started: float, status: int, headers: dict
         duration=time.time() - started,
         method=request.method,
         url=str(request.url),
-        # a traffic.har is published with its certification: what opens the target never reaches it
+        # a traffic.har is published with its certification: what opens the target or a store never reaches it
         request_headers=redacted_headers(dict(request.headers)),
-        request_body=_kept(content),
+        request_body=_kept(redacted_connection_strings(content)),
         request_body_size=len(content),
         status=status,
         response_headers=headers,

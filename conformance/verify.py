@@ -20,11 +20,25 @@ from typing import Any, TextIO
 from conformance.certify import CertifyOptions, run_certify
 from conformance.ports import free_port
 from conformance.settings import suite_version
-from conformance.verification import KEYS_FILE, RECORDING_FORMAT, contract_digest, file_digest, suite_code_digest
+from conformance.verification import (
+    KEYS_FILE,
+    RECORDING_FORMAT,
+    STORE_READS_FILE,
+    contract_digest,
+    file_digest,
+    suite_code_digest,
+)
 from conformance.verification.comparison import Comparison, compare
 from conformance.verification.recorded import RecordingError, read_keys, read_recording
 from conformance.verification.replay import Replay
+from conformance.verification.replayed_clock import ReplayedClockPlugin, recorded_start
 from conformance.verification.replayed_keys import ReplayedKeyPairs, ReplayedKeysPlugin
+from conformance.verification.replayed_stores import (
+    RecordedStores,
+    ReplayedStores,
+    ReplayedStoresPlugin,
+    read_store_reads,
+)
 
 __all__ = ["EXIT_DIFFERENT", "EXIT_UNUSABLE", "EXIT_VERIFIED", "VerifyOptions", "run_verify"]
 
@@ -69,9 +83,11 @@ def _verify(options: VerifyOptions) -> int:
         )
         return EXIT_DIFFERENT
     changed = _changed_files(folder, recording)
+    stores = _recorded_stores(folder, recording)
+    changed += stores.altered
     for line in changed:
         print(f"eris verify: {line}", file=out)
-    rederived, replay = _rederive(folder, document, options.report_dir)
+    rederived, replay = _rederive(folder, document, stores, options.report_dir)
     comparison = compare(document, rederived)
     _print_rows(comparison, out)
     if replay.misses:
@@ -122,7 +138,7 @@ def _other_suite_or_contract(recording: dict[str, Any]) -> list[str]:
 
 def _changed_files(folder: Path, recording: dict[str, Any]) -> list[str]:
     found = []
-    for member, name in (("traffic", "traffic.har"), ("report_keys", KEYS_FILE)):
+    for member, name in (("traffic", "traffic.har"), ("report_keys", KEYS_FILE), ("store_reads", STORE_READS_FILE)):
         recorded = (recording.get(member) or {}).get("digest")
         path = folder / name
         if recorded is None:
@@ -134,7 +150,19 @@ def _changed_files(folder: Path, recording: dict[str, Any]) -> list[str]:
     return found
 
 
-def _rederive(folder: Path, document: dict[str, Any], report_dir: Path | None) -> tuple[dict[str, Any], Replay]:
+def _recorded_stores(folder: Path, recording: dict[str, Any]) -> RecordedStores:
+    """What the run read from stores; nothing when it recorded no reads (the store tests then find no place)."""
+    if not recording.get("store_reads"):
+        return RecordedStores({}, {}, [])
+    try:
+        return read_store_reads(folder / STORE_READS_FILE)
+    except RecordingError as error:
+        raise VerifyError(str(error)) from None
+
+
+def _rederive(
+    folder: Path, document: dict[str, Any], stores: RecordedStores, report_dir: Path | None
+) -> tuple[dict[str, Any], Replay]:
     recording = document["recording"]
     try:
         recorded = read_recording(folder / "traffic.har")
@@ -158,7 +186,13 @@ def _rederive(folder: Path, document: dict[str, Any], report_dir: Path | None) -
             config = work / "target.toml"
             config.write_text(_description(described, replay.base_url, receiver_port, work), encoding="utf-8")
             certify_options = _certify_options(recording, config, work, report_dir or work / "rederived")
-            certify_options.plugins = (ReplayedKeysPlugin(ReplayedKeyPairs(by_test, in_order)),)
+            certify_options.plugins = (
+                ReplayedKeysPlugin(ReplayedKeyPairs(by_test, in_order)),
+                ReplayedStoresPlugin(ReplayedStores(stores)),  # no store is started: the recorded reads answer
+            )
+            started = recorded_start(document)
+            if started is not None:
+                certify_options.plugins += (ReplayedClockPlugin(started),)
             run_certify(certify_options)
         try:
             text = (certify_options.report_dir / "certification.json").read_text(encoding="utf-8")

@@ -15,16 +15,19 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote
+
+import pytest
 
 from conformance.made_up import made_up_hex
 from conformance.stores.azurite import Azurite
 from conformance.stores.process import StoreUnavailable
+from conformance.stores.record import record_unavailable, recorded_reads
 from conformance.stores.samba import Samba
 from conformance.stores.shared import running_stores
 
-__all__ = ["ORDER_FORMS", "Place", "StoreSettingsError", "Stores"]
+__all__ = ["ORDER_FORMS", "STORES_OF_RUN", "Place", "PlaceSource", "StoreSettingsError", "Stores"]
 
 ORDER_FORMS = {
     "blob": "{connection_string}Container={container};Folder={folder}",
@@ -46,6 +49,21 @@ class Place:
     connection_string: str
     where: str
     files: Callable[[], dict[str, bytes]]
+
+
+class PlaceSource(Protocol):
+    """What the suite asks of the stores of a run: `Stores`, or those of a plugin of the run (STORES_OF_RUN)."""
+
+    def prepare(self, storage_types: list[str]) -> None: ...
+
+    def place(self, storage_type: str) -> Place: ...
+
+    def close(self) -> None: ...
+
+
+STORES_OF_RUN = pytest.StashKey[PlaceSource]()
+"""Where a plugin of the run puts the stores the suite uses instead of its own: `eris verify` answers from what the
+certified run read (conformance/verification/replayed_stores.py), as it answers HTTP from traffic.har."""
 
 
 class Stores:
@@ -77,11 +95,18 @@ class Stores:
     def place(self, storage_type: str) -> Place:
         """A fresh place in the store of `storage_type`; StoreUnavailable when the suite cannot provide the store,
         StoreSettingsError when its table is wrong."""
-        if storage_type in self._pending:  # what opening it raised is raised here, and the next call tries again
-            self._open[storage_type] = self._pending.pop(storage_type).result()
-        if storage_type not in self._open:
-            self._open[storage_type] = _OPENERS[storage_type](self, self._settings.get(storage_type, {}))
-        return self._open[storage_type].place(f"eris-{made_up_hex(12)}")
+        try:
+            if storage_type in self._pending:  # what opening it raised is raised here, and the next call tries again
+                self._open[storage_type] = self._pending.pop(storage_type).result()
+            if storage_type not in self._open:
+                self._open[storage_type] = _OPENERS[storage_type](self, self._settings.get(storage_type, {}))
+            folder = f"eris-{made_up_hex(12)}"
+            place = self._open[storage_type].place(folder)
+        except (StoreUnavailable, StoreSettingsError) as error:
+            record_unavailable(storage_type, str(error))  # a re-check then finds the store missing as the run did
+            raise
+        files = recorded_reads(storage_type, folder, place.where, place.connection_string, place.files)
+        return Place(place.connection_string, place.where, files)
 
     def start(self, store: Any) -> Any:
         self._started.append(store)

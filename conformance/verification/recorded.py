@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 
+from conformance.redaction import redacted_connection_strings
 from conformance.traffic import BODY_LIMIT
 
 __all__ = ["RecordedExchange", "Recording", "RecordingError", "match_key", "read_keys", "read_recording"]
@@ -64,9 +65,10 @@ class RecordedExchange:
 
 
 def match_key(method: str, target: str, body: bytes) -> tuple[str, str, bytes]:
-    """What a request is matched on: its method, path and query, and its body as recorded (cut as the record cuts
-    it), the suite's clock readings and keys masked."""
-    return method.upper(), target, _PEM.sub(b"<pem>", _TIME.sub(b"<time>", body[:BODY_LIMIT]))
+    """What a request is matched on: its method, path and query, and its body as recorded (cut and its store
+    credentials redacted as the record has them), the suite's clock readings and keys masked."""
+    kept = redacted_connection_strings(body)[:BODY_LIMIT]
+    return method.upper(), target, _PEM.sub(b"<pem>", _TIME.sub(b"<time>", kept))
 
 
 @dataclass

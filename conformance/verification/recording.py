@@ -15,22 +15,29 @@ from typing import Any
 
 from conformance.redaction import REDACTED, SECRET_NAMES, redacted_token
 from conformance.settings import suite_version
+from conformance.stores.record import STORE_RECORD_VARIABLE, store_reads
 from conformance.verification.digests import contract_digest, file_digest, suite_code_digest
 
 __all__ = [
     "KEYS_FILE",
     "KEY_RECORD_VARIABLE",
     "RECORDING_FORMAT",
+    "STORE_READS_FILE",
     "RunRecord",
     "collected_keys",
+    "collected_store_reads",
     "keys_recorded",
     "options_of",
     "redacted_description",
     "seal",
+    "store_reads_recorded",
 ]
 
 RECORDING_FORMAT = "eris-recording/1"
 KEYS_FILE = "report-keys.pem"
+STORE_READS_FILE = "store-reads.json"
+"""Beside traffic.har, not in it: the stores are read outside HTTP (smb, the file system, the blob client), and
+traffic.har stays a HAR of the target's exchanges that `eris validate --har` and HAR viewers read as such."""
 KEY_RECORD_VARIABLE = "ERIS_KEY_RECORD"
 """The environment variable naming a folder where each process of a run writes the report keys it handed out
 (conformance/key_pairs.py): workers are processes of their own."""
@@ -50,6 +57,8 @@ class RunRecord:
     target: dict[str, Any]
     keys: list[bytes] = field(default_factory=list)
     """The PEM blocks of the report keys the run handed out (`collected_keys`)."""
+    store_reads: dict[str, Any] | None = None
+    """What the suite read from stores (conformance/stores/record.py), None when it read none."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -79,19 +88,33 @@ def options_of(options: Any) -> dict[str, Any]:
     return found
 
 
-@contextlib.contextmanager
-def keys_recorded(folder: Path) -> Iterator[Path]:
+def keys_recorded(folder: Path) -> contextlib.AbstractContextManager[Path]:
     """The report keys that this process and its children hand out meanwhile are written into `folder`."""
+    return _recorded_into(KEY_RECORD_VARIABLE, folder)
+
+
+def store_reads_recorded(folder: Path) -> contextlib.AbstractContextManager[Path]:
+    """What this process and its children read from stores meanwhile is written into `folder`
+    (conformance/stores/record.py); `collected_store_reads` joins it."""
+    return _recorded_into(STORE_RECORD_VARIABLE, folder)
+
+
+def collected_store_reads(folder: Path) -> dict[str, Any] | None:
+    return store_reads(folder) if folder.is_dir() else None
+
+
+@contextlib.contextmanager
+def _recorded_into(variable: str, folder: Path) -> Iterator[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    before = os.environ.get(KEY_RECORD_VARIABLE)
-    os.environ[KEY_RECORD_VARIABLE] = str(folder)
+    before = os.environ.get(variable)
+    os.environ[variable] = str(folder)
     try:
         yield folder
     finally:
         if before is None:
-            os.environ.pop(KEY_RECORD_VARIABLE, None)
+            os.environ.pop(variable, None)
         else:
-            os.environ[KEY_RECORD_VARIABLE] = before
+            os.environ[variable] = before
 
 
 def redacted_description(path: Path | str | None) -> dict[str, Any]:
@@ -125,6 +148,12 @@ def seal(report_dir: Path, record: RunRecord) -> None:
         _write_whole(keys_path, b"".join(keys), mode=0o644)
     else:
         keys_path.unlink(missing_ok=True)
+    reads_path = report_dir / STORE_READS_FILE
+    if record.store_reads is not None:
+        text = json.dumps(record.store_reads, indent=1, ensure_ascii=False) + "\n"
+        _write_whole(reads_path, text.encode("utf-8", "backslashreplace"), mode=None)
+    else:
+        reads_path.unlink(missing_ok=True)
     path = report_dir / "certification.json"
     document = json.loads(path.read_text(encoding="utf-8"))
     code = suite_code_digest()
@@ -135,6 +164,9 @@ def seal(report_dir: Path, record: RunRecord) -> None:
         "contract_digest": contract_digest(),
         "traffic": {"file": "traffic.har", "digest": file_digest(report_dir / "traffic.har")},
         "report_keys": {"file": KEYS_FILE, "digest": file_digest(keys_path), "note": KEYS_NOTE} if keys else None,
+        "store_reads": {"file": STORE_READS_FILE, "digest": file_digest(reads_path)}
+        if record.store_reads is not None
+        else None,
         "seed": record.seed,
         "names_seed": record.names_seed,
         "options": record.options,

@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from conformance.key_pairs import KeyPairs
 from conformance.made_up import made_up_hex
 from conformance.plugin import TOKEN_EXERCISE, Api, SuiteReceiver, not_exercised
-from conformance.stores.places import Stores
-from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, RunAtOrder, order_body
+from conformance.stores.places import STORES_OF_RUN, PlaceSource, Stores
+from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, RUN_STARTED, RunAtOrder, order_body
 from conformance.suite.support.writes import owner_nip_exercise, owner_nip_of
 from conformance.target import Target
 from profiles import Contract
@@ -45,9 +45,10 @@ def company_tax_no(api: Api, contract: Contract) -> str:
 
 
 @pytest.fixture(scope="module")
-def period() -> tuple[str, str]:
-    """Year and Month of the orders: the last closed month."""
-    last_month = datetime.now(UTC).replace(day=1) - timedelta(days=1)
+def period(pytestconfig: pytest.Config) -> tuple[str, str]:
+    """Year and Month of the orders: the last closed month (of the run a re-check repeats)."""
+    now = pytestconfig.stash.get(RUN_STARTED, None) or datetime.now(UTC)
+    last_month = now.replace(day=1) - timedelta(days=1)
     return str(last_month.year), str(last_month.month)
 
 
@@ -68,10 +69,10 @@ def valid_order(
 
 
 @pytest.fixture(scope="session")
-def stores(target: Target) -> Iterator[Stores]:
+def stores(request: pytest.FixtureRequest, target: Target) -> Iterator[PlaceSource]:
     """The stores the target delivers into besides http, each provided on first use (started by the suite, or
-    reached as [storage.<type>] says), closed at the end of the run."""
-    provided = Stores(target.stores, host=target.receiver.host)
+    reached as [storage.<type>] says), closed at the end of the run; or those a plugin of the run provides."""
+    provided = request.config.stash.get(STORES_OF_RUN, None) or Stores(target.stores, host=target.receiver.host)
     yield provided
     provided.close()
 

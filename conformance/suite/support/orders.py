@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+import pytest
 
 from conformance.suite.support.reports import utc_text
 from conformance.traffic import Exchange
@@ -20,6 +21,9 @@ RUN_AT_DELAY = 4.0
 CLOCK_TOLERANCE = 1.0
 """Seconds the target's clock may be ahead of the suite's: a delivery this much before runAt still counts
 as on time (the clocks of two machines are never equal; an ignored runAt delivers at once, far earlier)."""
+RUN_STARTED = pytest.StashKey[datetime]()
+"""When the run being re-checked started (a plugin of `eris verify` sets it): the orders name the month that run
+ordered for, not the month of the re-check, so that they are the orders traffic.har answers."""
 NOT_A_CLIENT_FAULT_STATUS = {401: "the token is valid", 403: "the token holds the right", 404: "the report exists"}
 
 
