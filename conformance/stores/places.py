@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from conformance.made_up import made_up_hex
+from conformance.generation.made_up import made_up_hex
 from conformance.stores.azurite import Azurite
 from conformance.stores.process import StoreUnavailable
 from conformance.stores.samba import Samba

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.redaction import REDACTED, SECRET_NAMES, redacted_token
-from conformance.settings import suite_version
+from conformance.client.redaction import REDACTED, SECRET_NAMES, redacted_token
+from conformance.configuration.settings import suite_version
 from conformance.verification.digests import contract_digest, file_digest, suite_code_digest
 
 __all__ = [
@@ -33,7 +33,7 @@ RECORDING_FORMAT = "eris-recording/1"
 KEYS_FILE = "report-keys.pem"
 KEY_RECORD_VARIABLE = "ERIS_KEY_RECORD"
 """The environment variable naming a folder where each process of a run writes the report keys it handed out
-(conformance/key_pairs.py): workers are processes of their own."""
+(conformance/generation/key_pairs.py): workers are processes of their own."""
 KEYS_NOTE = (
     "the private keys of this run's report orders, generated for this run alone and never used again: they open "
     "the recorded deliveries, so that `eris verify` checks them; they open nothing else"
@@ -67,7 +67,7 @@ OPTIONS = (
     "faults",
     "variants",
 )
-"""The options of `eris certify` (conformance.certify.CertifyOptions) a re-check runs with again."""
+"""The options of `eris certify` (conformance.run.certify.CertifyOptions) a re-check runs with again."""
 
 
 def options_of(options: Any) -> dict[str, Any]:

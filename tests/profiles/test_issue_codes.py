@@ -26,7 +26,9 @@ from schemas import load_schemas
 PROFILES = ROOT / "profiles"
 CODES = standard_issue_codes()
 CONTRACT = load_contract()
-CATALOGUE = {row["id"] for row in tomllib.loads((ROOT / "conformance/requirements.toml").read_text())["requirement"]}
+CATALOGUE = {
+    row["id"] for row in tomllib.loads((ROOT / "conformance/catalogue/requirements.toml").read_text())["requirement"]
+}
 
 # What jsonschema-rs reports for each keyword of schemas/ that can fail; the other keywords only annotate.
 _KINDS_OF_KEYWORDS = {

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.outcomes import data_selected_by, data_served
-from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
+from conformance.evidence.outcomes import data_selected_by, data_served
+from conformance.harness.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.clauses import PARTY_NAMESPACES, PESEL_CLAUSE, placeholders_by_system, registry_clauses
 from conformance.suite.support.write_choices import REGISTER
 from conformance.suite.support.writes import (

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.outcomes import data_selected_by, data_served
-from conformance.plugin import Api, Findings, blocked, clause_not_exercised, exercised, not_exercised
+from conformance.evidence.outcomes import data_selected_by, data_served
+from conformance.harness.plugin import Api, Findings, blocked, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.write_choices import COPY, contractor_namespaces, holders_of
 from conformance.suite.support.writes import (
     contractor_body,

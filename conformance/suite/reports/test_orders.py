@@ -27,9 +27,10 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from conformance.key_pairs import KeyPairs
-from conformance.made_up import made_up_hex
-from conformance.plugin import Api, Findings, SuiteReceiver
+from conformance.configuration.target import Target
+from conformance.generation.key_pairs import KeyPairs
+from conformance.generation.made_up import made_up_hex
+from conformance.harness.plugin import Api, Findings, SuiteReceiver
 from conformance.suite.support.compression import decompressions
 from conformance.suite.support.orders import CLOCK_TOLERANCE, KNOWN_REPORTS, REPORTS, RunAtOrder, answered, order_body
 from conformance.suite.support.reports import (
@@ -45,7 +46,6 @@ from conformance.suite.support.reports import (
     open_session_key,
     read_report,
 )
-from conformance.target import Target
 from profiles.limits import LIMITS
 from reports.keys import public_key_pem
 

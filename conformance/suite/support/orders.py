@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
+from conformance.client.traffic import Exchange
 from conformance.suite.support.reports import utc_text
-from conformance.traffic import Exchange
 from profiles import load_contract
 
 REPORTS = "/v1/reports"

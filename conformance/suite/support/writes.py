@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 
-from conformance.made_up import made_up_hex
-from conformance.outcomes import data_selected_by
-from conformance.plugin import Api, Findings, blocked
+from conformance.evidence.outcomes import data_selected_by
+from conformance.generation.made_up import made_up_hex
+from conformance.harness.plugin import Api, Findings, blocked
 from profiles import Contract
 from profiles.coded import codes_of, same_form
 from profiles.contract import value_set_codes
