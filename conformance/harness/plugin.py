@@ -15,23 +15,24 @@ A conformance test names what it checks with `@pytest.mark.requirement("ERIS-REA
 Each test's outcome, requirements and exchanges travel in its report's `user_properties`, so that
 they reach the controller under pytest-xdist too; `OUTCOMES` collects them there.
 
-This module is the pytest glue: options, hooks and fixtures. What they hand out lives beside it: the client of the
-target in api.py, the running test's records and skips in recording.py, the receivers in receivers.py, the
-collection of outcomes and the run's state in run_outcomes.py. The suite imports their public names from here.
+This module is the pytest glue: options, the hooks of the run and of each test, and the property budget. The
+fixtures live beside it, each set a plugin module this one registers (`pytest_plugins`): the target and its
+contract in target_fixtures.py, the client and the receiver in client_fixtures.py, the report keys in
+key_fixtures.py. What they hand out lives below: the client of the target in client/api.py, the running test's
+records and skips in client/recording.py, the receivers in receivers.py, the collection of outcomes and the run's
+state in run_outcomes.py. The suite imports their public names from here.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import httpx
 import pytest
 
 from conformance.client.api import DEFAULT_COUNT, Api
-from conformance.client.bounded_http import AnswerTooLarge, SuiteCouldNotSend, error_text
+from conformance.client.bounded_http import SuiteCouldNotSend
 from conformance.client.recording import (
     SUITE_ERROR_EXERCISE,
     TOKEN_EXERCISE,
@@ -53,12 +54,11 @@ from conformance.configuration.settings import (
     DEFAULT_REQUEST_TIMEOUT,
     Bounds,
 )
-from conformance.configuration.target import Target, TargetError, load_target
 from conformance.evidence.outcomes import Findings, TestOutcome
 from conformance.generation.drawn_constants import without_local_constants
-from conformance.generation.key_pairs import KeyPairs, stocked_keys
 from conformance.generation.made_up import set_names_seed
-from conformance.harness.receivers import RECEIVER_EXERCISE, RecordedReceiver, SuiteReceiver, UnreachableReceiver
+from conformance.harness.client_fixtures import RECEIVER, bounds_of
+from conformance.harness.receivers import RECEIVER_EXERCISE, SuiteReceiver
 from conformance.harness.run_outcomes import (
     FINDINGS,
     OUTCOMES,
@@ -69,12 +69,6 @@ from conformance.harness.run_outcomes import (
     run_stop_reason,
     stop_run,
 )
-from profiles import Contract
-
-if TYPE_CHECKING:  # imported where the fixtures are made: a run that needs neither does not pay for them
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
-    from profiles.validator import Validator
 
 __all__ = [
     "DEFAULT_COUNT",
@@ -97,6 +91,13 @@ __all__ = [
     "run_stop_reason",
     "side_finding",
 ]
+
+# the fixtures, each set in a plugin module of its own
+pytest_plugins = (
+    "conformance.harness.target_fixtures",
+    "conformance.harness.client_fixtures",
+    "conformance.harness.key_fixtures",
+)
 
 # The suite's helper modules fail with plain asserts too: rewrite them like the test modules.
 pytest.register_assert_rewrite("conformance.suite")
@@ -200,117 +201,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = selected
 
 
-@pytest.fixture(scope="session")
-def target(pytestconfig: pytest.Config) -> Target:
-    try:
-        return load_target(
-            pytestconfig.getoption("eris_target"),
-            base_url=pytestconfig.getoption("eris_base_url"),
-            token=pytestconfig.getoption("eris_token"),
-            delivery_timeout=pytestconfig.getoption("eris_delivery_timeout"),
-        )
-    except TargetError as error:
-        pytest.exit(f"eris: {error}", returncode=2)
-
-
-@pytest.fixture(scope="session")
-def contract(target: Target, pytestconfig: pytest.Config) -> Contract:
-    """The contract for the target's installation: the description's [installation], what it leaves out read
-    from the target (conformance/discovery/target_installation.py), and more namespaces of a kind the target
-    publishes."""
-    from conformance.discovery.published import TargetStoppedAnswering
-    from conformance.discovery.target_installation import UndecidedInstallation, target_installation
-    from profiles import ConfigError
-
-    try:
-        found = target_installation(
-            target,
-            timeout=pytestconfig.getoption("eris_request_timeout"),
-            max_answer_size=pytestconfig.getoption("eris_max_answer_size"),
-        )
-    except (ConfigError, UndecidedInstallation) as error:
-        pytest.exit(f"eris: {error}", returncode=2)
-    except TargetStoppedAnswering as error:
-        pytest.exit(f"eris: the target stopped answering while its installation was read: {error}", returncode=2)
-    _tell_once(pytestconfig, found.notes)
-    return found.contract
-
-
-def _tell_once(config: pytest.Config, lines: tuple[str, ...]) -> None:
-    """`lines` on the run's stderr, past pytest's capture, once a run (not again from every worker)."""
-    import contextlib
-    import sys
-
-    if not lines or getattr(config, "workerinput", {}).get("workerid", "gw0") != "gw0":
-        return
-    capture = config.pluginmanager.getplugin("capturemanager")
-    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
-        print("\n".join(lines), file=sys.stderr, flush=True)
-
-
-@pytest.fixture(scope="session")
-def validator(contract: Contract) -> Validator:
-    from profiles.validator import Validator
-
-    return Validator(contract)
-
-
-def bounds_of(config: pytest.Config) -> Bounds:
-    run_timeout = config.getoption("eris_run_timeout")
-    return Bounds(
-        request_timeout=config.getoption("eris_request_timeout"),
-        max_answer_size=config.getoption("eris_max_answer_size"),
-        run_deadline=None if run_timeout is None else config.stash[STARTED] + run_timeout,
-        run_timeout=run_timeout,
-        concurrency=config.getoption("eris_concurrency"),
-        backoff=config.getoption("eris_backoff"),
-    )
-
-
-@pytest.fixture(scope="session")
-def api(target: Target, validator: Validator, request: pytest.FixtureRequest) -> Iterator[Api]:
-    config = request.config
-    session = request.session
-    client = Api(
-        target, validator, config.stash[TRAFFIC], bounds=bounds_of(config), stop_run=lambda why: stop_run(session, why)
-    )
-    try:
-        probe = client.client.get("/v1/value-sets", params={"count": 1})
-    except AnswerTooLarge:
-        probe = None  # it answers: the read's own test judges the size
-    except httpx.HTTPError as error:
-        pytest.exit(f"eris: the target {target.base_url} cannot be reached: {error_text(error)}", returncode=2)
-    if probe is not None and probe.status_code == 401 and not target.token:
-        pytest.exit(
-            f"eris: the target {target.base_url} answers 401 to GET /v1/value-sets: it demands a token on its reads, "
-            "and none is given ([target] token in the target description, or --token)",
-            returncode=2,
-        )
-    yield client
-    client.close()
-
-
-RECEIVER = pytest.StashKey[RecordedReceiver]()
-
-
-@pytest.fixture(scope="session")
-def receiver(target: Target, pytestconfig: pytest.Config) -> Iterator[SuiteReceiver]:
-    from reports.receiver import Receiver
-
-    settings = target.receiver
-    started = Receiver(host=settings.host, port=settings.port, public_url=settings.public_url or None)
-    try:
-        started.start()
-    except OSError as error:
-        pytest.exit(f"eris: the receiver cannot listen on {settings.host}:{settings.port}: {error}", returncode=2)
-    from conformance.harness.reachability import receiver_unreachable
-
-    pytestconfig.stash[RECEIVER] = RecordedReceiver(started, pytestconfig.stash[TRAFFIC])
-    unreachable = receiver_unreachable(started.url, target.base_url)
-    yield started if unreachable is None else UnreachableReceiver(started, unreachable)
-    started.stop()
-
-
 @dataclass(frozen=True)
 class PropertyBudget:
     examples: int
@@ -354,46 +244,6 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 def findings(request: pytest.FixtureRequest) -> Findings:
     """Failures of this test recorded per requirement (see `Findings`)."""
     return request.node.stash[FINDINGS]
-
-
-KEY_PAIRS = pytest.StashKey[KeyPairs]()
-
-
-def _key_pairs(config: pytest.Config) -> KeyPairs:
-    if KEY_PAIRS not in config.stash:
-        # pytest-xdist workers are gw0, gw1, ...: each takes its own share of a stock
-        worker = getattr(config, "workerinput", {"workerid": "gw0", "workercount": 1})
-        parts = worker["workercount"]
-        part = int(worker["workerid"].removeprefix("gw").partition("-")[0] or 0) % parts
-        config.stash[KEY_PAIRS] = KeyPairs(stock=stocked_keys(part, parts))
-    return config.stash[KEY_PAIRS]
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    # the first keys are made while the tests before the first order run; a pytest-xdist worker, which may run
-    # none of the tests that order, starts its maker on its first key
-    if hasattr(session.config, "workerinput"):
-        return
-    if any("key_pairs" in getattr(item, "fixturenames", ()) for item in session.items):
-        _key_pairs(session.config).start()
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    if KEY_PAIRS in config.stash:
-        config.stash[KEY_PAIRS].close()
-
-
-@pytest.fixture(scope="session")
-def key_pairs(pytestconfig: pytest.Config) -> KeyPairs:
-    """Fresh RSA-4096 key pairs, one for each order (`take()`), made ahead by a process of their own."""
-    return _key_pairs(pytestconfig)
-
-
-@pytest.fixture
-def report_key(key_pairs: KeyPairs) -> rsa.RSAPrivateKey:
-    """A fresh RSA-4096 key pair: the contract asks for a new pair for each order."""
-    return key_pairs.take()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from conformance.generation.key_pairs import KeyPairs
 from conformance.generation.made_up import running_test
-from conformance.harness.plugin import KEY_PAIRS
+from conformance.harness.key_fixtures import KEY_PAIRS
 
 __all__ = ["ReplayedKeyPairs", "ReplayedKeysPlugin"]
 
