@@ -2,7 +2,7 @@
 it has beside the accounting registers (the warehouse copy, and any other its Contractors carry), and the registry
 numbers (NIP, REGON) of an existing contractor.
 
-The registers themselves are posted to by test_parties.py. Where the contract leaves the answer open (a namespace a
+The registers themselves are posted to by test_party_posts.py. Where the contract leaves the answer open (a namespace a
 target does not register parties in, a number a target keeps unique), a refusal (any 4xx) is the target's choice:
 what the contract fixes is what a 2xx answer carries, and that an existing party is never changed by a POST."""
 
