@@ -1,5 +1,5 @@
-"""Helpers of the write, fixed-asset, document and notification tests (test_parties.py, fixed_assets/,
-test_documents.py, test_notifications.py): write bodies built from the contract data of the target's
+"""Helpers of the write, fixed-asset, document and notification tests (test_party_posts.py, test_party_changes.py,
+fixed_assets/, test_documents.py, test_notifications.py): write bodies built from the contract data of the target's
 installation and checked by the validator as writes before they are sent, and reads that discover what
 the target holds instead of assuming it."""
 
