@@ -4,5 +4,5 @@ pytest11 entry point already, and a plugin module may be registered only once.""
 
 from importlib.metadata import entry_points
 
-if not any(entry.value == "conformance.plugin" for entry in entry_points(group="pytest11")):
-    pytest_plugins = ("conformance.plugin",)
+if not any(entry.value == "conformance.harness.plugin" for entry in entry_points(group="pytest11")):
+    pytest_plugins = ("conformance.harness.plugin",)

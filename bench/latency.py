@@ -40,7 +40,7 @@ sys.path.append(str(ROOT / "bench"))
 
 from latency_proxy import LatencyProxy  # noqa: E402
 
-from conformance.embedded import EmbeddedReference  # noqa: E402
+from conformance.run.embedded import EmbeddedReference  # noqa: E402
 
 RUN_TIMEOUT = 3600
 DIRECT = "direct"

@@ -17,14 +17,14 @@ from typing import Any
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from conformance.proxy import proxy_app
+from conformance.client.proxy import proxy_app
 
 __all__ = ["LatencyProxy"]
 
 
 def latency_app(target: str, delay_ms: float) -> web.Application:
-    """`eris proxy`'s forwarding of every request to `target` (conformance/proxy.py, its exchanges judged by no one),
-    each request forwarded `delay_ms` after it came (the proxy streams the answer back as it comes, so the wait is
+    """`eris proxy`'s forwarding of every request to `target` (conformance/client/proxy.py, its exchanges judged by no
+    one), each request forwarded `delay_ms` after it came (the proxy streams the answer back as it comes, so the wait is
     taken before: the same round trip)."""
     app = proxy_app(target, lambda exchange: None)
     delay = delay_ms / 1000

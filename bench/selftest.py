@@ -24,10 +24,10 @@ from machine import checkout_state, load_average
 # package that the reference implementation imports
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
+from conformance.catalogue.requirements import load_catalogue  # noqa: E402
 from conformance.deviations import FAULT, catalogue  # noqa: E402
-from conformance.key_pairs import use_stock  # noqa: E402
-from conformance.requirements import load_catalogue  # noqa: E402
-from conformance.selftest import Outcome, isolation_line, kill_table, run_selftest, summary_line  # noqa: E402
+from conformance.generation.key_pairs import use_stock  # noqa: E402
+from conformance.selftest.runner import Outcome, isolation_line, kill_table, run_selftest, summary_line  # noqa: E402
 
 
 def _line(outcome: Outcome) -> str:

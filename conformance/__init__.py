@@ -1,2 +1,4 @@
-"""The conformance side of eris: the requirement catalogue, the pytest plugin and suite, the certification and
-its outputs, and the `eris` command line (conformance.cli)."""
+"""The conformance side of eris, one package a role (docs/architecture.md): the self-test, the command line
+(conformance.cli), the run of `eris certify`, the certification and its outputs, the suite and the pytest plugin it
+runs in, the generation of requests, discovery, the client of the target, the judge of an exchange and the
+requirement catalogue."""

@@ -5,14 +5,14 @@ dev or thorough.
 
 A test that starts a real store or browser is marked `system`, so that `-m "not system"` runs without them.
 
-The certifications the tests run take their report keys from one stock made once (conformance/key_pairs.py).
+The certifications the tests run take their report keys from one stock made once (conformance/generation/key_pairs.py).
 """
 
 import budgets  # noqa: F401  (registers and loads the Hypothesis profiles)
 import pytest
 from store_fixtures import provided
 
-from conformance.key_pairs import use_stock
+from conformance.generation.key_pairs import use_stock
 from conformance.stores import Azurite, Samba
 
 SYSTEM_FIXTURES = {"azurite", "samba", "browser"}

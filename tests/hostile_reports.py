@@ -7,11 +7,11 @@ import base64
 import json
 from datetime import UTC, datetime, timedelta
 
+from conformance.catalogue.requirements import Requirement
 from conformance.certification import certify
 from conformance.certification.judgement import Certification
-from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
-from conformance.requirements import Requirement
-from conformance.traffic import Exchange
+from conformance.client.traffic import Exchange
+from conformance.evidence.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
 
 SCRIPT = "<script>document.title='run by the page'</script>"
 IMAGE = "<img src=x onerror=\"document.title='run by the page'\">"

@@ -1,7 +1,7 @@
 """Each clause of a requirement judged from what the tests citing it recorded: the exchange that exercised it, or
 why none did and what would.
 
-A clause is exercised when a test that held for the requirement recorded it (`conformance.plugin.exercised`):
+A clause is exercised when a test that held for the requirement recorded it (`conformance.harness.plugin.exercised`):
 a clause sent only by a test that failed, skipped or was not applicable shows nothing about a target that
 passes. A clause no test exercised takes the reason a test recorded for it (`clause_not_exercised`), else
 that no test sent it (a test that skipped is a gap of its own)."""
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from conformance.outcomes import TestOutcome, what_would_exercise
-from conformance.requirements import Requirement
+from conformance.catalogue.requirements import Requirement
+from conformance.evidence.outcomes import TestOutcome, what_would_exercise
 
 __all__ = ["A_TEST_SENDING_IT", "NOT_SENT", "ClauseResult", "judge_clauses", "unknown_clauses"]
 

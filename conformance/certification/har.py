@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from conformance.bodies import RecordedBody, recorded_body
-from conformance.har_entry import har_entry_of
-from conformance.traffic import Exchange
+from conformance.client.bodies import RecordedBody, recorded_body
+from conformance.client.har_entry import har_entry_of
+from conformance.client.traffic import Exchange
 
 if TYPE_CHECKING:
     from conformance.certification.judgement import Certification

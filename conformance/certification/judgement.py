@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from conformance.catalogue.requirements import Requirement
 from conformance.certification.clauses import NOT_SENT, ClauseResult, judge_clauses, unknown_clauses
 from conformance.certification.expected import ExpectedFailure, ExpectedFailures
-from conformance.outcomes import TestOutcome, what_would_exercise
-from conformance.requirements import Requirement
-from conformance.served_warnings import Tally
-from conformance.settings import suite_version
+from conformance.configuration.settings import suite_version
+from conformance.evidence.outcomes import TestOutcome, what_would_exercise
+from conformance.evidence.served_warnings import Tally
 
 FORMAT = "eris-certification/1"
 CONFORMANT, INCOMPLETE, NON_CONFORMANT = "conformant", "incomplete", "non-conformant"
@@ -166,7 +166,7 @@ class Certification:
     """How the run was narrowed (-k, --requirement); "" for the whole suite."""
     run: dict[str, Any] = field(default_factory=dict)
     """How the run was made, which never changes a verdict: its workers and the round trip they were chosen from
-    (conformance.round_trip.WorkersChoice.to_json)."""
+    (conformance.run.round_trip.WorkersChoice.to_json)."""
     version: str = field(default_factory=suite_version)
     unknown: dict[str, list[str]] = field(default_factory=dict)
     """Requirement ids cited by tests that ran but absent from the catalogue -> those tests' node ids."""
@@ -277,9 +277,9 @@ def certify(
     """Judge every catalogue requirement from the outcomes of the tests that ran.
 
     `cited`: requirement id -> node ids (without parameters) of every test of the suite citing it, whether run or
-    not (conformance.requirements.coverage); the ones that did not run make a MUST requirement not fully exercised.
-    None: nothing is known of tests that did not run. `run_stopped`: why the run stopped before its end, if it did
-    (its tests not run were never reached, not deselected)."""
+    not (conformance.catalogue.requirements.coverage); the ones that did not run make a MUST requirement not fully
+    exercised. None: nothing is known of tests that did not run. `run_stopped`: why the run stopped before its end, if
+    it did (its tests not run were never reached, not deselected)."""
     expected = expected or ExpectedFailures()
     tests = list(outcomes)
     catalogue = list(catalogue)

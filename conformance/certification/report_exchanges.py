@@ -7,8 +7,8 @@ import contextlib
 import json
 from dataclasses import dataclass
 
-from conformance.bodies import RecordedBody, recorded_body
-from conformance.traffic import Exchange
+from conformance.client.bodies import RecordedBody, recorded_body
+from conformance.client.traffic import Exchange
 
 __all__ = ["BODY_CHARACTERS", "ExchangeView", "exchange_view"]
 

@@ -7,20 +7,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from conformance.catalogue.requirements import FEATURES
 from conformance.certification.causes import causes_of
 from conformance.certification.document import certified_for
 from conformance.certification.har import entry_numbers
 from conformance.certification.judgement import FAILED, FAILING, STATUSES, TEST_OUTCOMES
 from conformance.certification.report_exchanges import ExchangeView, exchange_view
 from conformance.certification.todo import UNNAMED, ToDo, to_do_of
-from conformance.requirements import FEATURES
-from conformance.traffic import Exchange
+from conformance.client.traffic import Exchange
 
 if TYPE_CHECKING:
     from conformance.certification.causes import Cause
     from conformance.certification.clauses import ClauseResult
     from conformance.certification.judgement import Certification, RequirementResult
-    from conformance.outcomes import TestOutcome
+    from conformance.evidence.outcomes import TestOutcome
 
 __all__ = ["FAILED_FIRST", "FOLDED_LIST", "Page", "anchor_of", "page_of", "test_anchor"]
 

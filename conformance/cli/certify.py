@@ -8,9 +8,14 @@ import sys
 from pathlib import Path
 from typing import TypedDict
 
+from conformance.catalogue.requirements import SUITE_DIR, coverage, load_catalogue
 from conformance.cli.common import add_answer_bounds
-from conformance.requirements import SUITE_DIR, coverage, load_catalogue
-from conformance.settings import DEFAULT_BACKOFF, DEFAULT_CONCURRENCY, DEFAULT_EXAMPLES, DEFAULT_RUN_TIMEOUT
+from conformance.configuration.settings import (
+    DEFAULT_BACKOFF,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_EXAMPLES,
+    DEFAULT_RUN_TIMEOUT,
+)
 
 __all__ = ["add_commands"]
 
@@ -126,7 +131,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_certify_command(args: argparse.Namespace) -> int:
-    from conformance.certify import CertifyOptions, run_certify
+    from conformance.run.certify import CertifyOptions, run_certify
 
     return run_certify(
         CertifyOptions(
@@ -155,7 +160,7 @@ def run_certify_command(args: argparse.Namespace) -> int:
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    from conformance.trace import Tracer, UnknownRequirement
+    from conformance.catalogue.trace import Tracer, UnknownRequirement
 
     try:
         found = Tracer(suite_dir=Path(args.suite)).trace(args.trace)

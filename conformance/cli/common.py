@@ -29,9 +29,9 @@ EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 
 
 def suite_version() -> str:
-    """conformance.settings.suite_version, imported when first asked for: importlib.metadata costs 25 ms of every
-    start, and `eris validate` with its text report never needs the version."""
-    from conformance.settings import suite_version as installed
+    """conformance.configuration.settings.suite_version, imported when first asked for: importlib.metadata costs 25 ms
+    of every start, and `eris validate` with its text report never needs the version."""
+    from conformance.configuration.settings import suite_version as installed
 
     return installed()
 
@@ -112,7 +112,7 @@ def size(text: str) -> int:
 
 def add_answer_bounds(parser: argparse.ArgumentParser) -> None:
     """--request-timeout and --max-answer-size: how long and how large an answer of the target may be."""
-    from conformance.settings import DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
+    from conformance.configuration.settings import DEFAULT_MAX_ANSWER_SIZE, DEFAULT_REQUEST_TIMEOUT
 
     parser.add_argument(
         "--request-timeout",

@@ -11,8 +11,8 @@ from typing import IO, Any
 import ijson
 
 from conformance.cli.streamed_json_errors import PositionedStream, described
+from conformance.client.har_exchanges import BaseUrl, NotAnEntry, exchange_of_entry
 from conformance.exchange_judge import ExchangeFinding, ExchangeJudge
-from conformance.har_exchanges import BaseUrl, NotAnEntry, exchange_of_entry
 
 __all__ = ["HarUnreadable", "JudgedEntry", "judged_entries"]
 

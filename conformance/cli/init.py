@@ -34,8 +34,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from conformance.discovery import TargetStoppedAnswering, discover
-    from conformance.init_description import target_toml
+    from conformance.discovery.init_description import target_toml
+    from conformance.discovery.published import TargetStoppedAnswering, discover
 
     parts = urlsplit(args.target)
     if parts.scheme not in ("http", "https") or not parts.hostname:

@@ -16,9 +16,9 @@ from typing import IO, Any
 from conformance.cli.common import EXIT_OK, fail, port, suite_version, until_stopped
 from conformance.cli.har_input import JudgedEntry
 from conformance.cli.output import JsonWriter, SarifWriter, TextWriter, Writer
+from conformance.client.har_exchanges import BaseUrl, entry_of_exchange
+from conformance.client.proxy import Judging, Passed, proxy_app
 from conformance.exchange_judge import ExchangeFinding, ExchangeJudge
-from conformance.har_exchanges import BaseUrl, entry_of_exchange
-from conformance.proxy import Judging, Passed, proxy_app
 from profiles import ConfigError
 from profiles.validator import Validator
 

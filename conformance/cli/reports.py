@@ -254,7 +254,7 @@ def _decrypted_name(artifact: Path, decompress: bool) -> Path:
 
 
 def _target(args: argparse.Namespace) -> tuple[str, str | None]:
-    from conformance.target import load_target
+    from conformance.configuration.target import load_target
 
     target = load_target(args.config, base_url=args.target, token=args.token)
     return target.base_url, target.token or os.environ.get(ENV_TOKEN)

@@ -19,7 +19,7 @@ from conformance.cli.common import (
     positive_int,
     until_stopped,
 )
-from conformance.embedded import target_description
+from conformance.run.embedded import target_description
 from profiles import ConfigError
 from reference_impl.app import APPLICATION_KEYS, ServerSettings, create_app
 from reference_impl.slow_clients import HEAD_SECONDS, HeadBoundRunner

@@ -16,13 +16,13 @@ from conformance.cli.output import WRITERS, Writer
 from conformance.cli.parallel import PoolBroken, ordered
 from conformance.cli.progress import ValidateProgress
 from conformance.cli.units import units
-from conformance.settings import usable_cores
+from conformance.configuration.settings import usable_cores
 from profiles import ConfigError
 from profiles.validator import RESOURCE, WRITE, Validator
 
 if TYPE_CHECKING:  # imported when a HAR file is read: a run of payloads starts without them
+    from conformance.client.har_exchanges import BaseUrl
     from conformance.exchange_judge import ExchangeJudge
-    from conformance.har_exchanges import BaseUrl
 
 __all__ = ["add_commands"]
 
@@ -102,7 +102,7 @@ def _run_validate(args: argparse.Namespace) -> int:
         )
     base_url = None
     if args.base_url is not None:
-        from conformance.har_exchanges import BaseUrl
+        from conformance.client.har_exchanges import BaseUrl
 
         try:
             base_url = BaseUrl.of(args.base_url)

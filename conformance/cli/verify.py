@@ -33,7 +33,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from conformance.verify import VerifyOptions, run_verify
+    from conformance.run.verify import VerifyOptions, run_verify
 
     return run_verify(
         VerifyOptions(args.directory, with_installed_suite=args.with_installed_suite, report_dir=args.report_dir)

@@ -58,8 +58,8 @@ Installer = Callable[[Any, Any], None]
 reference_impl.app, through the seams that module declares."""
 
 DataOf = Callable[[Any], dict[str, str]]
-"""data(app): the [data] entries (conformance.target.DATA_ENTRIES) a certification of the server running the
-deviation needs, read from the started application (web.Application): what no read of the contract shows there."""
+"""data(app): the [data] entries (conformance.configuration.target.DATA_ENTRIES) a certification of the server running
+the deviation needs, read from the started application (web.Application): what no read of the contract shows there."""
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from conformance.catalogue.operations import operation_requirement
 from conformance.exchange_judge.exchange import CLIENT, ExchangeFinding, HttpExchange, finding
 from conformance.exchange_judge.request import request_findings
 from conformance.exchange_judge.response import response_findings
-from conformance.operations import operation_requirement
 from profiles.openapi_index import Operation, openapi_document, operations
 from profiles.validator import Validator
 

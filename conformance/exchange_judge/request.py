@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from conformance.catalogue.operations import REPORTS
 from conformance.exchange_judge.bodies import media_type, read_body
 from conformance.exchange_judge.exchange import CLIENT, ExchangeFinding, HttpExchange, finding, found_in
-from conformance.operations import REPORTS
 from profiles.issues import Issue, Severity, pointer
 from profiles.openapi_index import PAGING, Filter, Operation
 from profiles.validator import RESOURCE, WRITE, Validator

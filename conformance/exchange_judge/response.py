@@ -10,9 +10,9 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
+from conformance.catalogue.operations import REPORTS
 from conformance.exchange_judge.bodies import media_type, read_body
 from conformance.exchange_judge.exchange import SERVER, ExchangeFinding, HttpExchange, finding, found_in
-from conformance.operations import REPORTS
 from profiles.issues import Issue
 from profiles.openapi_index import Operation, openapi_document
 from profiles.validator import Validator

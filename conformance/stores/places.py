@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 import pytest
 
-from conformance.made_up import made_up_hex
+from conformance.generation.made_up import made_up_hex
 from conformance.stores.azurite import Azurite
 from conformance.stores.process import StoreUnavailable
 from conformance.stores.record import record_unavailable, recorded_reads

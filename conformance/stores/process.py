@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from conformance.ports import free_port
+from conformance.client.ports import free_port
 
 __all__ = ["StoreProcess", "StoreUnavailable", "free_port", "port_answers"]
 

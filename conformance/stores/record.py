@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance.made_up import running_test
-from conformance.redaction import redacted_connection_strings
+from conformance.client.redaction import redacted_connection_strings
+from conformance.generation.made_up import running_test
 
 __all__ = [
     "STORE_READS_FORMAT",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.plugin import Api
+from conformance.harness.plugin import Api
 from conformance.suite.support.discovery import Discovery
 from profiles import Contract
 from profiles.validator import Validator

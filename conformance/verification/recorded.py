@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 
-from conformance.redaction import redacted_connection_strings
-from conformance.traffic import BODY_LIMIT
+from conformance.client.redaction import redacted_connection_strings
+from conformance.client.traffic import BODY_LIMIT
 
 __all__ = ["RecordedExchange", "Recording", "RecordingError", "match_key", "read_keys", "read_recording"]
 
@@ -28,7 +28,8 @@ _TIME = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d
 moment the run sent; the answer is what is judged, and it is the recorded one."""
 _PEM = re.compile(rb"-----BEGIN [A-Z0-9 ]+-----.*?-----END [A-Z0-9 ]+-----", re.DOTALL)
 """A key or certificate in a request: the property phase's keys are made anew in each process (they need not be
-fresh, conformance/strategies/keys.py), and a recorded report key opens the recorded answer whatever it matched."""
+fresh, conformance/generation/strategies/keys.py), and a recorded report key opens the recorded answer whatever it
+matched."""
 _PEM_END = b"-----END PRIVATE KEY-----\n"
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.redaction import REDACTED, SECRET_NAMES, redacted_token
-from conformance.settings import suite_version
+from conformance.client.redaction import REDACTED, SECRET_NAMES, redacted_token
+from conformance.configuration.settings import suite_version
 from conformance.stores.record import STORE_RECORD_VARIABLE, store_reads
 from conformance.verification.digests import contract_digest, file_digest, suite_code_digest
 
@@ -40,7 +40,7 @@ STORE_READS_FILE = "store-reads.json"
 traffic.har stays a HAR of the target's exchanges that `eris validate --har` and HAR viewers read as such."""
 KEY_RECORD_VARIABLE = "ERIS_KEY_RECORD"
 """The environment variable naming a folder where each process of a run writes the report keys it handed out
-(conformance/key_pairs.py): workers are processes of their own."""
+(conformance/generation/key_pairs.py): workers are processes of their own."""
 KEYS_NOTE = (
     "the private keys of this run's report orders, generated for this run alone and never used again: they open "
     "the recorded deliveries, so that `eris verify` checks them; they open nothing else"
@@ -76,7 +76,7 @@ OPTIONS = (
     "faults",
     "variants",
 )
-"""The options of `eris certify` (conformance.certify.CertifyOptions) a re-check runs with again."""
+"""The options of `eris certify` (conformance.run.certify.CertifyOptions) a re-check runs with again."""
 
 
 def options_of(options: Any) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from typing import Any
 
 from aiohttp import ClientSession, ClientTimeout, web
 
-from conformance.made_up import running_test
-from conformance.ports import free_port
+from conformance.client.ports import free_port
+from conformance.generation.made_up import running_test
 from conformance.verification.recorded import RecordedExchange, Recording, match_key
 
 __all__ = ["Replay"]

@@ -10,9 +10,9 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from conformance.key_pairs import KeyPairs
-from conformance.made_up import running_test
-from conformance.plugin import KEY_PAIRS
+from conformance.generation.key_pairs import KeyPairs
+from conformance.generation.made_up import running_test
+from conformance.harness.key_fixtures import KEY_PAIRS
 
 __all__ = ["ReplayedKeyPairs", "ReplayedKeysPlugin"]
 

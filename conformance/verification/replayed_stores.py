@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from conformance.made_up import made_up_hex, running_test
+from conformance.generation.made_up import made_up_hex, running_test
 from conformance.stores import StoreUnavailable
 from conformance.stores.places import STORES_OF_RUN, Place
 from conformance.stores.record import STORE_READS_FORMAT, digest_of

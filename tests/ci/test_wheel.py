@@ -50,7 +50,7 @@ def test_the_wheel_carries_every_module_and_data_file_of_the_packages(
     expected = shipped(snapshot)
     assert {
         "conformance/suite/conftest.py",
-        "conformance/requirements.toml",
+        "conformance/catalogue/requirements.toml",
         "profiles/installation.toml",
         "schemas/openapi.json",
         "reference_impl/seed/data/parties.json",

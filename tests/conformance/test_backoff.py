@@ -1,5 +1,5 @@
-"""The suite's back-off after a 429 (conformance/backoff.py): shared by every thread of an Api, as Retry-After says,
-else the suite's own, doubling up to a bound; a request still refused after its attempts is not exercised. That a
+"""The suite's back-off after a 429 (conformance/client/backoff.py): shared by every thread of an Api, as Retry-After
+says, else the suite's own, doubling up to a bound; a request still refused after its attempts is not exercised. That a
 429 without Retry-After then fails ERIS-ERR-307 alone is the self-test's (fault retry-after-missing-in-a-window,
 tests/conformance/test_selftest.py MET_ON_THE_WAY)."""
 
@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, ClassVar, cast
 import pytest
 from handler_servers import serving_handler
 
-from conformance.backoff import ATTEMPTS, GatewayBackoff
-from conformance.plugin import Api, Bounds
-from conformance.settings import MAX_BACKOFF
-from conformance.target import Target
-from conformance.traffic import Traffic
+from conformance.client.backoff import ATTEMPTS, GatewayBackoff
+from conformance.client.traffic import Traffic
+from conformance.configuration.settings import MAX_BACKOFF
+from conformance.configuration.target import Target
+from conformance.harness.plugin import Api, Bounds
 
 if TYPE_CHECKING:
     from profiles.validator import Validator

@@ -36,14 +36,14 @@ from hostile_targets import (
 from project_paths import eris_command
 from serve_fixtures import RunningServer, running, seeded_settings
 
-from conformance.bounded_http import KEPT, AnswerTooLarge, AnswerTooSlow, BoundedClient
+from conformance.catalogue.requirements import load_catalogue
 from conformance.certification import certify, write_outputs
-from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
-from conformance.reachability import receiver_unreachable
-from conformance.requirements import load_catalogue
-from conformance.round_trip import PROBES
-from conformance.settings import DEFAULT_CONCURRENCY
-from conformance.traffic import Exchange
+from conformance.client.bounded_http import KEPT, AnswerTooLarge, AnswerTooSlow, BoundedClient
+from conformance.client.traffic import Exchange
+from conformance.configuration.settings import DEFAULT_CONCURRENCY
+from conformance.evidence.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
+from conformance.harness.reachability import receiver_unreachable
+from conformance.run.round_trip import PROBES
 
 pytestmark = pytest.mark.slow  # each test here certifies against a hostile target
 
@@ -350,7 +350,7 @@ def test_traffic_har_is_written_entry_by_entry(tmp_path):
 
 
 def test_a_target_that_stops_answering_while_its_installation_is_read_ends_the_run(reference, tmp_path):
-    # eris certify's probes of the round trip (conformance/round_trip.py), then two reads of the installation
+    # eris certify's probes of the round trip (conformance/run/round_trip.py), then two reads of the installation
     with served(hostile_proxy(reference.url, answered=PROBES + 2)) as proxy:
         done, took = _certify(proxy.url, tmp_path / "out", "--request-timeout", str(TIMEOUT))
     assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]

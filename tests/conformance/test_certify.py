@@ -25,15 +25,15 @@ from handler_servers import serving_handler
 from markupsafe import escape
 from project_paths import eris_command
 
+from conformance.catalogue.requirements import Requirement, coverage, load_catalogue
 from conformance.certification import ExpectedFailures, certify, to_json, write_outputs
 from conformance.certification.har import to_har
 from conformance.certification.html_report import to_html
 from conformance.cli import main
-from conformance.embedded import free_port
-from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
-from conformance.requirements import Requirement, coverage, load_catalogue
-from conformance.settings import DEFAULT_BACKOFF
-from conformance.traffic import Exchange
+from conformance.client.traffic import Exchange
+from conformance.configuration.settings import DEFAULT_BACKOFF
+from conformance.evidence.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
+from conformance.run.embedded import free_port
 
 pytestmark = pytest.mark.slow  # each test here certifies through eris certify
 
@@ -625,7 +625,7 @@ PROBE_SUITE = {
 
         @pytest.mark.requirement("ERIS-NS-001")
         def test_a_clause_exercised():
-            from conformance.plugin import exercised
+            from conformance.harness.plugin import exercised
 
             exercised("ERIS-NS-001", "usage", value="Party", request="GET /v1/naming-systems?usage=Party")
 

@@ -8,15 +8,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from conformance.catalogue.requirements import Requirement, load_catalogue
 from conformance.certification import certify, to_json
 from conformance.certification.clauses import A_TEST_SENDING_IT, NOT_SENT
 from conformance.certification.html_report import to_html
 from conformance.certification.todo import to_do_of
-from conformance.concurrent_calls import findings_kept_apart, in_order
-from conformance.outcomes import NOT_APPLICABLE, TO_EXERCISE, Findings
-from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
-from conformance.requirements import Requirement, load_catalogue
-from conformance.traffic import Traffic
+from conformance.client.concurrent_calls import findings_kept_apart, in_order
+from conformance.client.traffic import Traffic
+from conformance.evidence.outcomes import NOT_APPLICABLE, TO_EXERCISE, Findings
+from conformance.evidence.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
 
 STARTED = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 FILTERS = Requirement("ERIS-F-001", "Reads", "GET /v1/x: parameters a, b<script>.", "MUST", clauses=("a", "b<script>"))

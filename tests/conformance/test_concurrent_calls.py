@@ -1,6 +1,6 @@
 """Requests of a test that do not depend on each other, sent at once (`Api.concurrently`,
-conformance/concurrent_calls.py): results and the first failure in call order, exchanges and findings handed to the
-test in call order, a 429 waited out, at most N in flight on a small threaded server. That the concurrency never
+conformance/client/concurrent_calls.py): results and the first failure in call order, exchanges and findings handed to
+the test in call order, a 429 waited out, at most N in flight on a small threaded server. That the concurrency never
 changes a verdict is tests/conformance/test_round_trip.py's (one certification for the workers and the concurrency)."""
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import pytest
 from handler_servers import serving_handler
 from project_paths import eris_command
 
-from conformance.concurrent_calls import in_order
-from conformance.outcomes import Findings
-from conformance.plugin import Api, Bounds, not_exercised, side_finding
-from conformance.settings import DEFAULT_CONCURRENCY
-from conformance.target import Target
-from conformance.traffic import Exchange, Traffic
+from conformance.client.concurrent_calls import in_order
+from conformance.client.traffic import Exchange, Traffic
+from conformance.configuration.settings import DEFAULT_CONCURRENCY
+from conformance.configuration.target import Target
+from conformance.evidence.outcomes import Findings
+from conformance.harness.plugin import Api, Bounds, not_exercised, side_finding
 
 if TYPE_CHECKING:
     from profiles.validator import Validator

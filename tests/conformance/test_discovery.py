@@ -1,5 +1,5 @@
-"""Discovery's reasoning over served items (conformance.discovery.derive): what each form of the data tells, and
-what it leaves undecided. Servers that serve such data are in tests/conformance/cli/test_init.py."""
+"""Discovery's reasoning over served items (conformance.discovery.published.derive): what each form of the data tells,
+and what it leaves undecided. Servers that serve such data are in tests/conformance/cli/test_init.py."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from conformance.discovery import derive
-from conformance.init_description import target_toml
-from conformance.served_values import type_codes
+from conformance.discovery.init_description import target_toml
+from conformance.discovery.published import derive
+from conformance.discovery.served_values import type_codes
 from profiles import load_installation
 
 NS = "https://x.example/fhir"

@@ -1,6 +1,7 @@
 """Discovery weighs what a target shows, never asks for unanimity: registry numbers with wrong check digits, a PESEL
 on a person who holds assets, NamingSystems in shapes of their own, a second identifier beside a kind's own
-(conformance/registry_systems.py, conformance/naming_system_items.py, conformance/installation_evidence.py)."""
+(conformance/discovery/registry_systems.py, conformance/discovery/naming_system_items.py,
+conformance/discovery/installation_evidence.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from typing import Any
 import pytest
 from test_discovery import NS, V2, ident, oid, party
 
-from conformance.discovery import derive
-from conformance.init_description import target_toml
-from conformance.naming_system_items import read_naming_system
+from conformance.discovery.init_description import target_toml
+from conformance.discovery.naming_system_items import read_naming_system
+from conformance.discovery.published import derive
 from profiles.identifier_formats import nip_check_digit, pesel_check_digit
 
 

@@ -1,5 +1,5 @@
-"""The suite's report keys (conformance/key_pairs.py): a fresh key for each order, from a stock first when a run is
-given one, then from the child that makes them."""
+"""The suite's report keys (conformance/generation/key_pairs.py): a fresh key for each order, from a stock first when a
+run is given one, then from the child that makes them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from conformance.key_pairs import STOCK_VARIABLE, KeyPairs, stocked_keys, write_stock
+from conformance.generation.key_pairs import STOCK_VARIABLE, KeyPairs, stocked_keys, write_stock
 
 BITS = 1024
 """The smallest size cryptography makes: these tests are about who makes a key, not its strength."""

@@ -19,15 +19,16 @@ import pytest
 from handler_servers import serving_handler
 from project_paths import eris_command
 
-from conformance import plugin, recording
+from conformance.catalogue.requirements import Requirement
 from conformance.certification import certify, to_json
 from conformance.certification.html_report import to_html
 from conformance.certification.judgement import A_TEST, WHOLE_SUITE
 from conformance.certification.summary import print_summary
 from conformance.certification.todo import UNNAMED
-from conformance.outcomes import TO_EXERCISE, Blocked, Findings, what_would_exercise
-from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
-from conformance.requirements import Requirement
+from conformance.client import recording
+from conformance.evidence.outcomes import TO_EXERCISE, Blocked, Findings, what_would_exercise
+from conformance.evidence.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
+from conformance.harness import plugin
 
 pytestmark = pytest.mark.slow  # certifications of their own
 
@@ -37,7 +38,7 @@ WAREHOUSE = "[data] warehouse_document: the identifier (system|value) of a wareh
 
 
 def _skip_message(reason: str, exercise: str) -> str:
-    """The message of a test skipped by conformance.plugin.not_exercised."""
+    """The message of a test skipped by conformance.harness.plugin.not_exercised."""
     with pytest.raises(pytest.skip.Exception) as skipped:
         plugin.not_exercised(reason, exercise=exercise)
     return skipped.value.msg
@@ -370,8 +371,8 @@ def test_a_data_entry_the_target_answers_404_for_is_not_exercised_and_named(tmp_
     warehouse-documents-not-listed hides from every read, named with a wrong value, is answered 404 by PATCH. The
     run is incomplete, and its message names the entry and its value, so that the vendor tells a typo from a
     defect."""
-    from conformance.embedded import EmbeddedReference
-    from conformance.target import load_target
+    from conformance.configuration.target import load_target
+    from conformance.run.embedded import EmbeddedReference
 
     out = tmp_path / "out"
     with EmbeddedReference(("warehouse-documents-not-listed",)) as server:

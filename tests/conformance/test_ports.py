@@ -1,11 +1,11 @@
-"""conformance.ports.free_port: a port nothing listens on, outside the range outgoing connections are given."""
+"""conformance.client.ports.free_port: a port nothing listens on, outside the range outgoing connections are given."""
 
 from __future__ import annotations
 
 import socket
 
-from conformance import ports
-from conformance.ports import ephemeral_range, free_port
+from conformance.client import ports
+from conformance.client.ports import ephemeral_range, free_port
 
 
 def test_a_free_port_is_below_the_range_of_outgoing_connections_and_can_be_listened_on():

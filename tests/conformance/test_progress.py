@@ -1,4 +1,4 @@
-"""The progress of eris certify (conformance/progress.py) as a real pytest run reports it: a bar on a terminal (a
+"""The progress of eris certify (conformance/run/progress.py) as a real pytest run reports it: a bar on a terminal (a
 real pseudo-terminal here), plain lines elsewhere and in CI."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 import pytest
 from pseudo_terminal import pseudo_terminal
 
-from conformance.progress import BAR, LINES, RunProgress, progress_mode
+from conformance.run.progress import BAR, LINES, RunProgress, progress_mode
 
 SUITE = {
     "suite/reads/test_a.py": "def test_one():\n    pass\n\ndef test_two():\n    assert False\n",

@@ -1,5 +1,5 @@
-"""The property phase's judgement of a resource answer (conformance.properties.judge): the validator speaks for it,
-so a form the contract leaves open and openapi.json does not show (null for an element without a value) is no
+"""The property phase's judgement of a resource answer (conformance.generation.properties.judge): the validator speaks
+for it, so a form the contract leaves open and openapi.json does not show (null for an element without a value) is no
 finding, while an element the contract breaks is one, under its own requirement."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import httpx
 import pytest
 from case_files import load_tests
 
-from conformance.properties import Sent, judge, load_schema
+from conformance.generation.properties import Sent, judge, load_schema
 from profiles.validator import Validator
 
 BASE = "http://target.example"

@@ -24,7 +24,7 @@ from project_paths import eris_command
 
 from conformance.certification.html_report import to_html
 from conformance.certification.judgement import WHOLE_SUITE
-from conformance.embedded import EmbeddedReference
+from conformance.run.embedded import EmbeddedReference
 
 pytestmark = pytest.mark.slow  # a headless Chromium opens report.html
 

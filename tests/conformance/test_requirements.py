@@ -3,7 +3,7 @@ MUST requirement is checked by a conformance test, and every requirement a test 
 
 from __future__ import annotations
 
-from conformance.requirements import coverage, load_catalogue
+from conformance.catalogue.requirements import coverage, load_catalogue
 
 
 def test_every_must_requirement_has_a_conformance_test():

@@ -1,4 +1,4 @@
-"""The workers of a run chosen from the target's round trip (conformance/round_trip.py), and that neither they nor
+"""The workers of a run chosen from the target's round trip (conformance/run/round_trip.py), and that neither they nor
 the requests of a test sent at once change a verdict: the reference implementation certified in one process, one
 request at a time, and behind a round trip that makes eris choose workers, with the defaults, gives the same status
 to every requirement."""
@@ -19,9 +19,10 @@ import pytest
 from handler_servers import serving_handler
 from project_paths import ROOT, eris_command
 
-from conformance.bounded_http import BoundedClient
-from conformance.embedded import EmbeddedReference
-from conformance.round_trip import (
+from conformance.client.bounded_http import BoundedClient
+from conformance.configuration.settings import DEFAULT_CONCURRENCY
+from conformance.run.embedded import EmbeddedReference
+from conformance.run.round_trip import (
     LOCAL_ROUND_TRIP,
     MAX_WORKERS,
     MEASURED_CORES,
@@ -30,7 +31,6 @@ from conformance.round_trip import (
     shortest_round_trip,
     workers_for,
 )
-from conformance.settings import DEFAULT_CONCURRENCY
 
 RUN_TIMEOUT = 600
 SEED = "7"

@@ -13,9 +13,9 @@ import sys
 import pytest
 from project_paths import ROOT
 
+from conformance.catalogue.requirements import load_catalogue
 from conformance.deviations import FAULT, VARIANT, Deviation, catalogue, lookup
-from conformance.requirements import load_catalogue
-from conformance.selftest import (
+from conformance.selftest.runner import (
     BROKEN,
     KILLED,
     PASSED,
@@ -38,7 +38,7 @@ CI_VARIANT_EXAMPLES = 0
 CI_SEED = 1
 CI_JOBS = 4
 """Certifications at a time: variants computing on the two cores, and beside them faults waiting for their
-deliveries (conformance.selftest.in_turn). With the report keys from a stock and the stores shared, 4 at a time
+deliveries (conformance.selftest.runner.in_turn). With the report keys from a stock and the stores shared, 4 at a time
 took 286 s where 3 took 322 s (one run each, quiet)."""
 CI_DELIVERY_TIMEOUT = 7.0
 """The embedded server delivers within a second (3 s late in the slow variant); a fault that never delivers
@@ -122,8 +122,8 @@ def test_a_variant_s_data_entries_reach_the_embedded_target_description():
     certification is complete only with [data] warehouse_document, which names one of them."""
     import httpx
 
-    from conformance.embedded import EmbeddedReference
-    from conformance.target import load_target
+    from conformance.configuration.target import load_target
+    from conformance.run.embedded import EmbeddedReference
 
     with EmbeddedReference(("warehouse-documents-not-listed",)) as server:
         described = load_target(server.description)

@@ -17,15 +17,15 @@ import pytest
 from markupsafe import escape as markup_escape
 from project_paths import eris_command
 
+from conformance.catalogue.requirements import Requirement
 from conformance.certification import certify, to_json
 from conformance.certification.html_report import to_html
 from conformance.certification.summary import print_summary
-from conformance.concurrent_calls import findings_kept_apart, in_order
-from conformance.outcomes import Findings
-from conformance.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
-from conformance.requirements import Requirement
-from conformance.served_warnings import ServedWarning, Tally
-from conformance.traffic import Traffic
+from conformance.client.concurrent_calls import findings_kept_apart, in_order
+from conformance.client.traffic import Traffic
+from conformance.evidence.outcomes import Findings
+from conformance.evidence.outcomes import TestOutcome as Outcome  # not named Test*: pytest would collect it
+from conformance.evidence.served_warnings import ServedWarning, Tally
 
 STARTED = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 MUST = Requirement("ERIS-W-001", "Reads", "Parties are served.", "MUST")

@@ -10,7 +10,7 @@ import re
 import pytest
 from store_fixtures import provided
 
-from conformance.embedded import EmbeddedReference
+from conformance.run.embedded import EmbeddedReference
 from conformance.stores import Azurite, Samba, StoreUnavailable
 from conformance.stores.places import Stores
 from conformance.stores.process import port_answers

@@ -1,4 +1,4 @@
-"""The valid-payload strategies of conformance/strategies: every kind they draw passes the validator,
+"""The valid-payload strategies of conformance/generation/strategies: every kind they draw passes the validator,
 and they follow the contract data wherever it grows (schema keywords, rule functions, identifier
 formats, profiles, writes, reports)."""
 
@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.serialization import load_pem_public_key
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.strategies import (
+from conformance.generation.strategies import (
     KEY_SIZES,
     payload_kinds,
     public_key_pem,
@@ -25,10 +25,10 @@ from conformance.strategies import (
     valid_write,
     write_operations,
 )
-from conformance.strategies.primitives import primitive
-from conformance.strategies.reports import HONOURED_RULES as REPORT_RULES
-from conformance.strategies.resources import HONOURED_RULES as RESOURCE_RULES
-from conformance.strategies.schema_index import KNOWN_KEYWORDS, schema_index
+from conformance.generation.strategies.primitives import primitive
+from conformance.generation.strategies.reports import HONOURED_RULES as REPORT_RULES
+from conformance.generation.strategies.resources import HONOURED_RULES as RESOURCE_RULES
+from conformance.generation.strategies.schema_index import KNOWN_KEYWORDS, schema_index
 from profiles import load_contract, load_installation, standard_rules
 from profiles.identifier_formats import FORMATS, conforms
 from profiles.validator import RESOURCE, WRITE, Validator

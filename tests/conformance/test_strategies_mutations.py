@@ -1,4 +1,4 @@
-"""The single-fault mutations of conformance/strategies: the validator reports each one with the
+"""The single-fault mutations of conformance/generation/strategies: the validator reports each one with the
 expected issue code at the expected JSON Pointer, and the faults cover the list the conformance
 kit promises (a test fails when one of them goes missing)."""
 
@@ -11,7 +11,7 @@ from budgets import COSTLY
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from conformance.strategies import FAULTS, Mutation, applicable_faults, mutations, payload_kinds
+from conformance.generation.strategies import FAULTS, Mutation, applicable_faults, mutations, payload_kinds
 from profiles import load_contract
 from profiles.validator import Validator
 

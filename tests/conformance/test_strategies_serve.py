@@ -25,7 +25,7 @@ from serve_fixtures import (
     seeded_settings,
 )
 
-from conformance.strategies import (
+from conformance.generation.strategies import (
     KEY_SIZES,
     public_key_pem,
     storage_types,
@@ -33,7 +33,7 @@ from conformance.strategies import (
     write_operation,
     write_operations,
 )
-from conformance.strategies.primitives import tokens
+from conformance.generation.strategies.primitives import tokens
 from reference_impl.app import APPLICATION_KEYS
 from reference_impl.seed import OWN_ORGANIZATION_NIP
 from reference_impl.tokens import REPORT_RIGHT, mint_token

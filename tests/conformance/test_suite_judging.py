@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from conformance.outcomes import Findings, FindingsFailed, TestOutcome
+from conformance.evidence.outcomes import Findings, FindingsFailed, TestOutcome
 from conformance.suite.support.filters import Filter, matches
 from conformance.suite.support.orders import assert_refused_as_client_fault
 from conformance.suite.support.reads import (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.target import DATA_ENTRIES, TargetError, load_target
+from conformance.configuration.target import DATA_ENTRIES, TargetError, load_target
 
 
 def _description(tmp_path: Path, data: str) -> Path:

@@ -17,9 +17,9 @@ from installation_servers import OTHER_INSTALLATION, OWN_SHAPE, serving, tokens,
 from project_paths import eris_command
 
 from conformance.cli import main
+from conformance.configuration.target import load_target
 from conformance.deviations import declared_data
-from conformance.target import load_target
-from conformance.target_installation import UndecidedInstallation, target_installation
+from conformance.discovery.target_installation import UndecidedInstallation, target_installation
 from profiles import load_installation
 from reference_impl.seed import seed_resources
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from project_paths import ROOT
 
+from conformance.catalogue.requirements import load_catalogue
+from conformance.catalogue.trace import Tracer
 from conformance.cli import main
-from conformance.requirements import load_catalogue
-from conformance.trace import Tracer
 
 CATALOGUE = load_catalogue()
 TRACER = Tracer()

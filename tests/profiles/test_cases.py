@@ -25,7 +25,7 @@ from profiles import load_contract, load_installation
 from profiles.validator import Validator
 
 CASE_SCHEMA_FILE = CASES_DIR / "case.schema.json"
-REQUIREMENTS_FILE = ROOT / "conformance" / "requirements.toml"
+REQUIREMENTS_FILE = ROOT / "conformance" / "catalogue" / "requirements.toml"
 RESOURCES_DIR = ROOT / "profiles" / "resources"
 MINIMUM_CASE_FILES = 150
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")

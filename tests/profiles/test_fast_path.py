@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mutations import element_paths, with_element_replaced
 
-from conformance.strategies import applicable_faults, mutations, payload_kinds, valid_payload
+from conformance.generation.strategies import applicable_faults, mutations, payload_kinds, valid_payload
 from profiles.validator import RESOURCE, WRITE, Validator
 
 FAST = Validator()

@@ -22,7 +22,7 @@ import reference_impl.reads as reads
 import reference_impl.report_queue as report_queue
 import reports.crypto as crypto
 from conformance.cli import build_parser, main
-from conformance.plugin import DEFAULT_COUNT
+from conformance.harness.plugin import DEFAULT_COUNT
 from profiles import load_contract
 from profiles.contract import PROFILES_DIR
 from profiles.limits import LIMITS, LIMITS_FILE, Bounds, LimitsError, load_limits
@@ -32,7 +32,8 @@ from schemas import SCHEMA_DIR
 
 TABLE = json.loads(LIMITS_FILE.read_text(encoding="utf-8"))["limits"]
 REQUIREMENT_IDS = {
-    row["id"] for row in tomllib.loads((ROOT / "conformance" / "requirements.toml").read_text())["requirement"]
+    row["id"]
+    for row in tomllib.loads((ROOT / "conformance" / "catalogue" / "requirements.toml").read_text())["requirement"]
 }
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from conformance.requirements import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from conformance.suite.support import filters as read_support
 from profiles.openapi_index import Filter, list_reads, operation, operations
 from reference_impl import search

@@ -11,7 +11,7 @@ from profiles.validator import Validator
 from schemas import load_schemas
 
 CONTRACT = load_contract()
-REQUIREMENTS = tomllib.loads((ROOT / "conformance" / "requirements.toml").read_text())["requirement"]
+REQUIREMENTS = tomllib.loads((ROOT / "conformance" / "catalogue" / "requirements.toml").read_text())["requirement"]
 REQUIREMENT_IDS = {row["id"] for row in REQUIREMENTS}
 ALL_RULES = [
     (owner, spec)

@@ -10,7 +10,7 @@ import pytest
 from case_files import load_tests
 from hypothesis import HealthCheck, Phase, find, settings
 
-from conformance.strategies import payload_kinds, valid_payload
+from conformance.generation.strategies import payload_kinds, valid_payload
 from profiles.contract import CONTEXTS, RESOURCE
 from profiles.rule_set import standard_kinds
 from profiles.rules import Finding, RuleContext, RuleKind

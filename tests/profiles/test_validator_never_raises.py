@@ -1,7 +1,7 @@
 """The validator returns issues for any input, however malformed; it never raises.
 
 Two kinds of input: arbitrary JSON values, and valid payloads (the example files, and a sample of
-every kind conformance/strategies draws) with one element replaced by an arbitrary JSON value (which
+every kind conformance/generation/strategies draws) with one element replaced by an arbitrary JSON value (which
 reaches the profile rules with shapes they do not expect).
 """
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mutations import element_paths, with_element_replaced
 from project_paths import DATA_DIR
 
-from conformance.strategies import sample_payloads
+from conformance.generation.strategies import sample_payloads
 from profiles.validator import RESOURCE, WRITE, Validator
 
 EXAMPLES = DATA_DIR / "examples"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conformance.outcomes import data_served
-from conformance.plugin import Findings, not_exercised
+from conformance.evidence.outcomes import data_served
+from conformance.harness.plugin import Findings, not_exercised
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.filters import FILTERS, check_filter_for
 from conformance.suite.support.reads import (

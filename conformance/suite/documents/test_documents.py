@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import Api, Findings, not_applicable, not_exercised
+from conformance.configuration.target import Target
+from conformance.harness.plugin import Api, Findings, not_applicable, not_exercised
 from conformance.suite.support.typed_values import typed_attributes
 from conformance.suite.support.writes import (
     codes,
@@ -27,7 +28,6 @@ from conformance.suite.support.writes import (
     token,
     vocab,
 )
-from conformance.target import Target
 from profiles import Contract
 
 DOCUMENTS = "/v1/document-references"
@@ -209,7 +209,7 @@ def test_post_of_an_hr_inbox_document_answers_a_message_or_the_source_systems_42
 # -- PATCH of a warehouse document ---------------------------------------------------------------------------
 
 WAREHOUSE_DOCUMENT = "warehouse_document"
-"""The [data] entry naming a warehouse document (conformance.target.DATA_ENTRIES)."""
+"""The [data] entry naming a warehouse document (conformance.configuration.target.DATA_ENTRIES)."""
 ANY_CODE = "eris-conformance-check"
 """A status or type for a warehouse document the suite cannot read, where the target's value set names no codes:
 the shared terminology accepts "any code of this system" (profiles/terminology/warehouse/document-status.json)."""

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import Api, Findings, SuiteReceiver, blocked, not_exercised
+from conformance.configuration.target import Target
+from conformance.harness.plugin import Api, Findings, SuiteReceiver, blocked, not_exercised
 from conformance.suite.support.reads import as_object
 from conformance.suite.support.writes import (
     codes,
@@ -36,7 +37,6 @@ from conformance.suite.support.writes import (
     unique_name,
     vocab,
 )
-from conformance.target import Target
 from profiles import Contract
 
 RECEIVER_GROUP = pytest.mark.xdist_group("receiver")

@@ -17,9 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.made_up import made_up_hex
-from conformance.outcomes import data_selected_by
-from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
+from conformance.configuration.target import Target
+from conformance.evidence.outcomes import data_selected_by
+from conformance.generation.made_up import made_up_hex
+from conformance.harness.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.asset_documents import (
     WITHOUT_CONTENT,
     assert_content,
@@ -48,7 +49,6 @@ from conformance.suite.support.writes import (
     token,
     workflow_of,
 )
-from conformance.target import Target
 from profiles import Contract
 from profiles.coded import codes_of, same_form
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import Api, Findings, not_exercised
+from conformance.harness.plugin import Api, Findings, not_exercised
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.reads import as_object, list_read
 from conformance.suite.support.writes import (

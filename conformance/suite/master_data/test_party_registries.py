@@ -3,15 +3,15 @@
 The contract names the namespace ("Identifier namespaces of Party: {pesel_system} | PESEL (Employee)") but not the
 PESEL's form, so a value in {pesel_system} is taken as it is (real HR registers hold PESELs with wrong check digits).
 A PESEL is seen outside it only where the target says so itself (Identifier.type NNPOL) or the values of a system
-show it, as `eris init` reads a target's registries (conformance/registry_systems.py), a few wrong check digits
-allowed; a target that also keeps the PESEL in a system of its own, beside {pesel_system}, breaks nothing."""
+show it, as `eris init` reads a target's registries (conformance/discovery/registry_systems.py), a few wrong check
+digits allowed; a target that also keeps the PESEL in a system of its own, beside {pesel_system}, breaks nothing."""
 
 from __future__ import annotations
 
 import pytest
 
-from conformance.outcomes import data_selected_by
-from conformance.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
+from conformance.evidence.outcomes import data_selected_by
+from conformance.harness.plugin import Api, Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.clauses import PESEL_CLAUSE
 from conformance.suite.support.write_choices import Pesel, pesels_of_employees
 from conformance.suite.support.writes import token

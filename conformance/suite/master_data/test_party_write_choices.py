@@ -2,7 +2,7 @@
 it has beside the accounting registers (the warehouse copy, and any other its Contractors carry), and the registry
 numbers (NIP, REGON) of an existing contractor.
 
-The registers themselves are posted to by test_parties.py. Where the contract leaves the answer open (a namespace a
+The registers themselves are posted to by test_party_posts.py. Where the contract leaves the answer open (a namespace a
 target does not register parties in, a number a target keeps unique), a refusal (any 4xx) is the target's choice:
 what the contract fixes is what a 2xx answer carries, and that an existing party is never changed by a POST."""
 
@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.outcomes import data_selected_by, data_served
-from conformance.plugin import Api, Findings, blocked, clause_not_exercised, exercised, not_exercised
+from conformance.evidence.outcomes import data_selected_by, data_served
+from conformance.harness.plugin import Api, Findings, blocked, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.write_choices import COPY, contractor_namespaces, holders_of
 from conformance.suite.support.writes import (
     contractor_body,

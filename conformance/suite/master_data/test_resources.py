@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conformance.outcomes import data_served
-from conformance.plugin import Api, not_exercised
+from conformance.evidence.outcomes import data_served
+from conformance.harness.plugin import Api, not_exercised
 
 
 def _all_valid(api: Api, path: str, resource_type: str, params: dict[str, Any] | None = None) -> list[Any]:

@@ -11,8 +11,8 @@ from typing import Any, NoReturn
 
 import pytest
 
-from conformance.outcomes import data_served
-from conformance.plugin import not_exercised
+from conformance.evidence.outcomes import data_served
+from conformance.harness.plugin import not_exercised
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.reads import (
     NO_SUCH_VALUE,

@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from conformance.operations import OPERATION_REQUIREMENTS
-from conformance.outcomes import Blocked
-from conformance.plugin import (
+from conformance.catalogue.operations import OPERATION_REQUIREMENTS
+from conformance.configuration.target import Target
+from conformance.evidence.outcomes import Blocked
+from conformance.generation.properties import GENERATION_ERRORS, REPORTS, Finding, judge, load_schema, send
+from conformance.harness.plugin import (
     SUITE_ERROR_EXERCISE,
     TOKEN_EXERCISE,
     Api,
@@ -24,7 +26,6 @@ from conformance.plugin import (
     SuiteCouldNotSend,
     not_exercised,
 )
-from conformance.properties import GENERATION_ERRORS, REPORTS, Finding, judge, load_schema, send
 from conformance.suite.support.properties import (
     PARTIES,
     PartyLedger,
@@ -35,7 +36,6 @@ from conformance.suite.support.properties import (
 )
 from conformance.suite.support.reads import openapi
 from conformance.suite.support.writes import owner_nip_exercise, owner_nip_of
-from conformance.target import Target
 from profiles import Contract
 from profiles.validator import Validator
 
@@ -60,7 +60,8 @@ def _seed_of(budget: PropertyBudget, name: str) -> int:
 
 def _settings(budget: PropertyBudget) -> settings:
     # generate only: nothing is shrunk (a finding is recorded, never raised), and no example database, so that
-    # the seed alone decides what is sent (nor do the modules a process loaded: conformance/drawn_constants.py)
+    # the seed alone decides what is sent (nor do the modules a process loaded:
+    # conformance/generation/drawn_constants.py)
     return settings(
         max_examples=budget.examples,
         database=None,

@@ -27,8 +27,8 @@ from datetime import date
 
 import pytest
 
-from conformance.outcomes import data_served
-from conformance.plugin import clause_not_exercised, exercised, not_exercised
+from conformance.evidence.outcomes import data_served
+from conformance.harness.plugin import clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.dates import calendar_day, dated_strings, one_of_each_form, shifted
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.reads import Item, ids

@@ -14,8 +14,8 @@ from typing import Any, NoReturn
 
 import pytest
 
-from conformance.outcomes import data_served
-from conformance.plugin import DEFAULT_COUNT, not_exercised
+from conformance.evidence.outcomes import data_served
+from conformance.harness.plugin import DEFAULT_COUNT, not_exercised
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.reads import (
     ListRead,

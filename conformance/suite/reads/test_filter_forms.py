@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conformance.outcomes import data_served
-from conformance.plugin import Findings, clause_not_exercised, exercised, not_exercised
+from conformance.evidence.outcomes import data_served
+from conformance.harness.plugin import Findings, clause_not_exercised, exercised, not_exercised
 from conformance.suite.support.discovery import Discovery, discriminating
 from conformance.suite.support.filters import FILTERS, Filter, matches, sound_attributes, unmatched, values_of
 from conformance.suite.support.reads import Item, ListRead, as_list, identifiers, ids, list_read, token

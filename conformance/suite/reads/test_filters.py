@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from conformance.outcomes import data_served
-from conformance.plugin import Findings, exercised, not_exercised
+from conformance.evidence.outcomes import data_served
+from conformance.harness.plugin import Findings, exercised, not_exercised
 from conformance.suite.support.discovery import Discovery, skip_without
 from conformance.suite.support.filters import (
     FILTERS,
@@ -61,7 +61,7 @@ ACCESS_PATHS = {"/v1/capabilities", "/v1/grant-assignments", "/v1/naming-systems
 """Filtered in access/test_access.py and master_data/test_terminology.py."""
 
 # Requirement rows, named once. Marks are written out in each decorator (no helper builds them): the
-# catalogue's coverage (conformance/requirements.py) reads them from the source.
+# catalogue's coverage (conformance/catalogue/requirements.py) reads them from the source.
 FORM = "ERIS-FILTER-004"
 PARTIES = "ERIS-FILTER-005"
 ROLES = "ERIS-FILTER-007"

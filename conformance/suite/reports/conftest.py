@@ -11,13 +11,13 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from conformance.key_pairs import KeyPairs
-from conformance.made_up import made_up_hex
-from conformance.plugin import TOKEN_EXERCISE, Api, SuiteReceiver, not_exercised
+from conformance.configuration.target import Target
+from conformance.generation.key_pairs import KeyPairs
+from conformance.generation.made_up import made_up_hex
+from conformance.harness.plugin import TOKEN_EXERCISE, Api, SuiteReceiver, not_exercised
 from conformance.stores.places import STORES_OF_RUN, PlaceSource, Stores
 from conformance.suite.support.orders import REPORTS, RUN_AT_DELAY, RUN_STARTED, RunAtOrder, order_body
 from conformance.suite.support.writes import owner_nip_exercise, owner_nip_of
-from conformance.target import Target
 from profiles import Contract
 from reports.keys import public_key_pem
 

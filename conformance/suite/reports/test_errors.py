@@ -17,10 +17,12 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from conformance.bounded_http import BoundedClient
-from conformance.made_up import made_up_hex
-from conformance.plugin import Api, Findings, PropertyBudget, SuiteReceiver, not_exercised
-from conformance.strategies import report_order
+from conformance.client.bounded_http import BoundedClient
+from conformance.client.traffic import exchange_of_response
+from conformance.configuration.target import Target
+from conformance.generation.made_up import made_up_hex
+from conformance.generation.strategies import report_order
+from conformance.harness.plugin import Api, Findings, PropertyBudget, SuiteReceiver, not_exercised
 from conformance.suite.support.order_faults import (
     DRAWN_ORDER_FAULTS,
     FIELD_FAULTS,
@@ -33,8 +35,6 @@ from conformance.suite.support.order_faults import (
 from conformance.suite.support.orders import REPORTS, answered, assert_refused_as_client_fault
 from conformance.suite.support.reports import assert_problem_details_400
 from conformance.suite.support.tokens import forged_tokens
-from conformance.target import Target
-from conformance.traffic import exchange_of_response
 from profiles import Contract
 from reports.client import retry_after_seconds
 from reports.keys import public_key_pem

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from cryptography.exceptions import InvalidTag
 
-from conformance.key_pairs import KeyPairs
-from conformance.plugin import Api, Findings, not_applicable, not_exercised
-from conformance.redaction import redacted_connection_strings
+from conformance.client.redaction import redacted_connection_strings
+from conformance.configuration.target import Target
+from conformance.generation.key_pairs import KeyPairs
+from conformance.harness.plugin import Api, Findings, not_applicable, not_exercised
 from conformance.stores.places import PlaceSource
 from conformance.suite.support.orders import REPORTS, answered, order_body
 from conformance.suite.support.reports import (
@@ -31,7 +32,6 @@ from conformance.suite.support.reports import (
     open_session_key,
     read_report,
 )
-from conformance.target import Target
 from reports.keys import public_key_pem
 
 POLL_SECONDS = 0.25

@@ -8,7 +8,7 @@ from functools import partial
 
 import pytest
 
-from conformance.plugin import Api
+from conformance.harness.plugin import Api
 from conformance.suite.support.hostile import HOSTILE_BODIES, HOSTILE_QUERIES, WRITES
 
 # PATCH names what it changes: parameters of the right form, so that the body is what the target reads first

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.plugin import Api, not_exercised
+from conformance.harness.plugin import Api, not_exercised
 from conformance.suite.support.writes import (
     DOCUMENT_CONTENT,
     FIXED_ASSET_DOCUMENTS,
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 WITHOUT_CONTENT = "fixed_asset_document_without_content"
-"""The [data] entry naming a document without content (conformance.target.DATA_ENTRIES)."""
+"""The [data] entry naming a document without content (conformance.configuration.target.DATA_ENTRIES)."""
 
 
 def asset_documents(api: Api) -> list[dict[str, Any]]:

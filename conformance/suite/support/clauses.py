@@ -1,14 +1,14 @@
 """The clauses of the catalogue's requirements a request of the suite exercises, and their record
-(conformance.plugin.exercised): a requirement passes only when each of its clauses was sent with the target's own
-data by a test that held."""
+(conformance.harness.plugin.exercised): a requirement passes only when each of its clauses was sent with the target's
+own data by a test that held."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
 
-from conformance.plugin import clause_not_exercised, exercised
-from conformance.requirements import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
+from conformance.harness.plugin import clause_not_exercised, exercised
 from profiles import Contract
 
 __all__ = [

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from conformance.outcomes import data_served
-from conformance.plugin import Api, not_exercised
+from conformance.evidence.outcomes import data_served
+from conformance.harness.plugin import Api, not_exercised
 from conformance.suite.support.reads import (
     Item,
     ListRead,

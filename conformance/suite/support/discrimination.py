@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Protocol
 
-from conformance.served_values import codings as all_codings
-from conformance.served_values import installation_arcs, strings
+from conformance.discovery.served_values import codings as all_codings
+from conformance.discovery.served_values import installation_arcs, strings
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.reads import (
     NO_SUCH_VALUE,

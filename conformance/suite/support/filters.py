@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance.outcomes import Blocked, what_would_exercise
-from conformance.plugin import Findings, exercised
+from conformance.evidence.outcomes import Blocked, what_would_exercise
+from conformance.harness.plugin import Findings, exercised
 from conformance.suite.support.clauses import leave_parameter, record_parameter
 from conformance.suite.support.discovery import Discovery, discriminating, skip_without
 from conformance.suite.support.discrimination import check_discrimination

@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.plugin import Api, Findings
+from conformance.harness.plugin import Api, Findings
 from conformance.suite.support.orders import REPORTS, assert_refused_as_client_fault
 from profiles.limits import LIMITS
 

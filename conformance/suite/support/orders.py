@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
+from conformance.client.traffic import Exchange
 from conformance.suite.support.reports import utc_text
-from conformance.traffic import Exchange
 from profiles import load_contract
 
 REPORTS = "/v1/reports"

@@ -16,11 +16,11 @@ from schemathesis.core.parameters import ParameterLocation
 from schemathesis.core.transport import Response
 from schemathesis.generation.stateful.state_machine import APIStateMachine, StepInput, StepOutput
 
-from conformance.outcomes import Blocked
-from conformance.plugin import Api, Findings, SuiteCouldNotSend
-from conformance.properties import described, judge, send
+from conformance.configuration.target import Target
+from conformance.evidence.outcomes import Blocked
+from conformance.generation.properties import described, judge, send
+from conformance.harness.plugin import Api, Findings, SuiteCouldNotSend
 from conformance.suite.support.writes import contractor_body, display_name, identifiers, installation_systems
-from conformance.target import Target
 from profiles import Contract
 from profiles.openapi_index import list_read
 from profiles.validator import Validator

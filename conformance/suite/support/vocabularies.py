@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from conformance.plugin import Findings
+from conformance.harness.plugin import Findings
 from conformance.suite.support.discovery import Discovery
 from conformance.suite.support.reads import ListRead, as_list, codings, list_reads, names_parameter
 from profiles import load_contract

@@ -6,8 +6,8 @@
   namespace the target's Contractors carry;
 - an existing contractor carrying a registry number (NIP, REGON), with the reference key it is read back by;
 - the PESEL of each Employee, wherever the target serves it: in {pesel_system}, or in another system that says it
-  holds a PESEL (Identifier.type) or whose values show it (as conformance.registry_systems reads a registry, wrong
-  check digits allowed).
+  holds a PESEL (Identifier.type) or whose values show it (as conformance.discovery.registry_systems reads a registry,
+  wrong check digits allowed).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.registry_systems import recognise_registries
-from conformance.served_values import installation_arcs, type_codes
+from conformance.discovery.registry_systems import recognise_registries
+from conformance.discovery.served_values import installation_arcs, type_codes
 from conformance.suite.support.writes import identifiers, profile_systems
 from profiles import Contract
 
@@ -138,8 +138,8 @@ def _pesel_systems(
     contract: Contract, parties: list[tuple[dict[str, Any], tuple[str, ...]]], known: set[str]
 ) -> dict[str, str]:
     """System -> what shows it to be the PESEL registry, for each system outside `known` that the target's data show
-    to be one, by the rule `eris init` reads a target's registries with (conformance/registry_systems.py): held
-    mostly by Employees, and enough of its values passing the PESEL check (a few wrong check digits allowed; one
+    to be one, by the rule `eris init` reads a target's registries with (conformance/discovery/registry_systems.py):
+    held mostly by Employees, and enough of its values passing the PESEL check (a few wrong check digits allowed; one
     value is too few to tell a PESEL from another national id)."""
     recognised = recognise_registries(contract, parties).registries.get("pesel", [])
     return {registry.system: registry.evidence for registry in recognised if registry.system not in known}

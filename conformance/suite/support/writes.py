@@ -1,5 +1,5 @@
-"""Helpers of the write, fixed-asset, document and notification tests (test_parties.py, fixed_assets/,
-test_documents.py, test_notifications.py): write bodies built from the contract data of the target's
+"""Helpers of the write, fixed-asset, document and notification tests (test_party_posts.py, test_party_changes.py,
+fixed_assets/, test_documents.py, test_notifications.py): write bodies built from the contract data of the target's
 installation and checked by the validator as writes before they are sent, and reads that discover what
 the target holds instead of assuming it."""
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 
-from conformance.made_up import made_up_hex
-from conformance.outcomes import data_selected_by
-from conformance.plugin import Api, Findings, blocked
+from conformance.evidence.outcomes import data_selected_by
+from conformance.generation.made_up import made_up_hex
+from conformance.harness.plugin import Api, Findings, blocked
 from profiles import Contract
 from profiles.coded import codes_of, same_form
 from profiles.contract import value_set_codes

@@ -15,7 +15,7 @@ from installation_servers import OTHER_INSTALLATION, OWN_SHAPE, serving, two_ins
 from project_paths import ROOT
 
 from conformance.cli import main
-from conformance.target import DATA_ENTRIES, load_target
+from conformance.configuration.target import DATA_ENTRIES, load_target
 from profiles import load_installation
 
 

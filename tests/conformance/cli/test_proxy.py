@@ -19,7 +19,7 @@ import pytest
 from handler_servers import serving_handler
 from project_paths import eris_command
 
-from conformance.embedded import EmbeddedReference
+from conformance.run.embedded import EmbeddedReference
 
 STOP_TIMEOUT = 60
 

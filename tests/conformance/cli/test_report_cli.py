@@ -19,7 +19,7 @@ import pytest
 from serve_fixtures import running
 
 from conformance.cli import main
-from conformance.embedded import target_description
+from conformance.run.embedded import target_description
 from reference_impl.app import APPLICATION_KEYS
 from reference_impl.report_orders import REPORTS
 from reference_impl.seed import OWN_ORGANIZATION_NIP

@@ -39,7 +39,7 @@ _DRAWS = textwrap.dedent(
     """
     import json, sys
     from hypothesis import Phase, given, seed, settings, strategies as st
-    from conformance.drawn_constants import without_local_constants
+    from conformance.generation.drawn_constants import without_local_constants
 
     if sys.argv[1] == "without":
         without_local_constants()
@@ -57,7 +57,7 @@ _DRAWS = textwrap.dedent(
         return drawn
 
     before = draws()
-    import conformance.verify, conformance.certify, reference_impl, profiles  # more of eris: local modules
+    import conformance.run.verify, conformance.run.certify, reference_impl, profiles  # more of eris: local modules
     print(json.dumps(sum(a != b for a, b in zip(before, draws()))))
     """
 )

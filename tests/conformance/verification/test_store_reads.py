@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.made_up import running_test, set_names_seed
-from conformance.redaction import redacted_connection_strings
+from conformance.client.redaction import redacted_connection_strings
+from conformance.generation.made_up import running_test, set_names_seed
 from conformance.stores import StoreUnavailable
 from conformance.stores.places import Stores
 from conformance.stores.record import STORE_RECORD_VARIABLE, store_reads

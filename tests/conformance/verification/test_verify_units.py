@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from conformance.cli import main
-from conformance.made_up import made_up_hex, set_names_seed
-from conformance.redaction import redacted_headers, redacted_token
+from conformance.client.redaction import redacted_headers, redacted_token
+from conformance.generation.made_up import made_up_hex, set_names_seed
 from conformance.verification.comparison import compare
 from conformance.verification.recorded import RecordedExchange, Recording
 from conformance.verification.replay import MISSED_STATUS, Replay
