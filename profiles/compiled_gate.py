@@ -62,13 +62,14 @@ class CompiledGate:
             return False  # the explanation reports why
         return self.holds is None or self.holds(document)
 
-    def failed_parts(self, document: dict[str, Any]) -> _Failed | None:
+    def failed_parts(self, document: dict[str, Any], *, pass_held: bool = False) -> _Failed | None:
         """The rule rows whose parts of the gate `document` fails, with the rows of the checks after the pass that
         fail, and whether the profiles must be recognised (recognition fails, or one of those rows depends on the
-        profiles); None when its structure fails or cannot be read: then the structure and every row are explained."""
+        profiles); None when its structure fails or cannot be read: then the structure and every row are explained.
+        `pass_held`: the gate's pass held (the checks after it refused the document), so only they are asked."""
         parts = self._parts or self._compile()
         try:
-            return parts.failed(document)
+            return parts.after_pass_held(document) if pass_held else parts.failed(document)
         except (ValueError, RecursionError):
             return None
 
@@ -143,6 +144,12 @@ class _GateParts:
         if found is not None and found[0] is not None:
             self._seen_again(found[0])
         return None if found is None else found[1]
+
+    def after_pass_held(self, document: dict[str, Any]) -> _Failed:
+        """The failed parts of a document whose pass held: the rows of the checks after the pass that fail (the
+        structure, recognition and every row a schema states held with the pass)."""
+        failed = self._after_pass_failed(document)
+        return failed, not self._by_profiles.isdisjoint(failed)
 
     def _of_cause(self, rows: tuple[int, ...], document: dict[str, Any]) -> _Failed:
         """The failed parts of a document that fails `rows` and whose other parts hold, the structure and recognition

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any
 
 from profiles.contract import Contract
@@ -22,6 +22,20 @@ from profiles.rules import (
     Schema,
     at_path,
 )
+
+
+def _system_key(value: Any) -> Hashable:
+    """What InstallationIdentifier.explain reads of an identifier: its system alone (and the system's type: True and 1
+    are one key of a dict, not one message)."""
+    if not isinstance(value, dict):
+        return False
+    system = value.get("system")
+    return type(system), system
+
+
+def _referenced_system_key(value: Any) -> Hashable:
+    """What ReferenceKey.explain reads of a reference: the system of its identifier alone."""
+    return _system_key(value.get("identifier")) if isinstance(value, dict) else False
 
 
 class InstallationIdentifier(RuleKind):
@@ -58,6 +72,8 @@ class InstallationIdentifier(RuleKind):
                 f"system {system!r} is not a namespace of this installation's configuration",
                 ("system",),
             )
+
+    explanation_key = _system_key
 
     @classmethod
     def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema:
@@ -249,6 +265,8 @@ class ReferenceKey(RuleKind):
                 "reference the resource by one of its reference-key identifiers",
                 ("identifier", "system"),
             )
+
+    explanation_key = _referenced_system_key
 
     @classmethod
     def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema:

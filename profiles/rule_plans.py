@@ -1,11 +1,15 @@
 """The rule rows of a resource type or profile, planned for explanation: grouped by path so that each path is walked
 once, and applied to a document as located issues. The validator (profiles/validator.py) applies the rows whose parts
-of the clean gate a payload failed, or every row where it cannot tell."""
+of the clean gate a payload failed, or every row where it cannot tell.
+
+The payloads of an export fail for the same few causes (one namespace of another installation, the same reference by
+a non-key identifier): a rule kind that says what of a value its explanation reads (RuleKind.explanation_key) is
+explained once per row and key, and its findings, made into issues at each place, are kept."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from profiles.compiled_gate import Rows
@@ -13,7 +17,7 @@ from profiles.contract import CONTEXTS, Contract, Profile
 from profiles.issue_codes import IssueCodes
 from profiles.issues import Issue, Severity
 from profiles.paths import Where, split_path, values_at
-from profiles.rules import DocumentContext, Finding, Rule
+from profiles.rules import DocumentContext, ExplanationKey, Finding, Rule, RuleKind
 
 __all__ = ["PlannedRule", "RulePlan", "RulePlans", "pointer"]
 
@@ -22,9 +26,15 @@ __all__ = ["PlannedRule", "RulePlan", "RulePlans", "pointer"]
 class PlannedRule:
     function: Rule
     spec: Mapping[str, Any]
+    key_of: ExplanationKey | None = None
+    """The key of a value's explanation (RuleKind.explanation_key); None: each value is explained."""
+    explained: dict[Hashable, list[Finding]] = field(default_factory=dict)
+    """The findings of each key explained, while fewer than _EXPLANATIONS_KEPT."""
 
 
 _REMEMBERED_SETS = 256
+_EXPLANATIONS_KEPT = 1024
+"""Keys kept a row: an export's few causes fit, and values that never repeat (a column of names) cannot grow it."""
 _Groups = tuple[tuple[tuple[str, ...], list[PlannedRule]], ...]
 
 
@@ -73,8 +83,20 @@ class RulePlan:
 class RulePlans:
     """The plans of a contract's resource types and profiles, made on first use, and their application."""
 
-    def __init__(self, contract: Contract, rules: Mapping[str, Rule], issue_codes: IssueCodes) -> None:
+    def __init__(
+        self,
+        contract: Contract,
+        rules: Mapping[str, Rule],
+        issue_codes: IssueCodes,
+        kinds: Mapping[str, type[RuleKind]] | None = None,
+    ) -> None:
+        """`kinds`: the rule kinds whose explanation_key is used where `rules` holds their own explanation."""
         self.contract, self.rules, self.issue_codes = contract, rules, issue_codes
+        self._keys = {
+            name: kind.explanation_key
+            for name, kind in (kinds or {}).items()
+            if kind.explanation_key is not None and rules.get(name) is kind.explain
+        }
         self._plans: dict[tuple[str, str], RulePlan] = {}
         self._issue_kinds: dict[tuple[str, int], tuple[Severity, str | None]] = {}
         """(severity, requirement) of a code found by a rule row (by id: the rows live as long as the contract)."""
@@ -99,11 +121,7 @@ class RulePlans:
                 continue
             for value, where in values:
                 for rule in planned:
-                    try:
-                        findings = list(rule.function(ctx, value, rule.spec))
-                    except Exception as error:  # a rule bug must not hide the rest of the report
-                        message = f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}"
-                        findings = [Finding("validator-internal-error", message)]
+                    findings = _findings(rule, ctx, value) if rule.key_of is None else _kept_findings(rule, ctx, value)
                     for finding in findings:
                         issues.append(self._issue_of(finding, where, rule.spec))
         return issues
@@ -114,7 +132,7 @@ class RulePlans:
         for spec in specs:
             if context not in spec.get("contexts", CONTEXTS) or spec.get("strength") == "example":
                 continue  # an example binding illustrates codes; it checks nothing
-            planned = PlannedRule(self.rules[spec["rule"]], spec)
+            planned = PlannedRule(self.rules[spec["rule"]], spec, self._keys.get(spec["rule"]))
             by_path.setdefault(split_path(spec["path"]), []).append(planned)
         return RulePlan(tuple(by_path.items()))
 
@@ -128,6 +146,30 @@ class RulePlans:
             kind = self._issue_kinds[key] = (made.severity, made.requirement)
         location = pointer((*where, *finding.at)) if finding.at else pointer(where)
         return Issue(kind[0], finding.code, location, finding.message, kind[1])
+
+
+def _findings(rule: PlannedRule, ctx: DocumentContext, value: Any) -> list[Finding]:
+    try:
+        return list(rule.function(ctx, value, rule.spec))
+    except Exception as error:  # a rule bug must not hide the rest of the report
+        message = f"rule {rule.spec['rule']} failed: {type(error).__name__}: {error}"
+        return [Finding("validator-internal-error", message)]
+
+
+def _kept_findings(rule: PlannedRule, ctx: DocumentContext, value: Any) -> list[Finding]:
+    """_findings, kept by the value's key (Findings are tuples: shared as they are)."""
+    assert rule.key_of is not None
+    explained = rule.explained
+    try:
+        key = rule.key_of(value)
+        findings = explained.get(key)
+    except TypeError:  # a key of unhashable parts (a list where a string belongs)
+        return _findings(rule, ctx, value)
+    if findings is None:
+        findings = _findings(rule, ctx, value)
+        if len(explained) < _EXPLANATIONS_KEPT:
+            explained[key] = findings
+    return findings
 
 
 def pointer(tokens: tuple[str | int, ...]) -> str:

@@ -20,7 +20,7 @@ profiles/report_rules.py those of the report order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Protocol
 
@@ -46,6 +46,7 @@ class RuleContext(Protocol):
 
 
 Rule = Callable[[RuleContext, Any, Mapping[str, Any]], Iterator[Finding]]
+ExplanationKey = Callable[[Any], Hashable]
 DocumentCheck = Callable[[dict[str, Any]], bool]
 
 
@@ -96,6 +97,11 @@ class RuleKind:
     @staticmethod
     def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
         raise NotImplementedError
+
+    explanation_key: ClassVar[ExplanationKey | None] = None
+    """What of a value `explain` reads, as a key: two values of one row with the same key are explained alike (the
+    contract and the row's parameters aside), so that each key is explained once (profiles/rule_plans.py). None where
+    the explanation reads more (the document, the recognised profiles) or values seldom repeat."""
 
     @classmethod
     def value_schema(cls, contract: Contract, spec: Mapping[str, Any]) -> Schema | None:

@@ -70,7 +70,7 @@ class Validator:
         }
         if unknown:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
-        self._plans = RulePlans(self.contract, self.rules, self.issue_codes)
+        self._plans = RulePlans(self.contract, self.rules, self.issue_codes, None if rules is not None else self.kinds)
         self._gates: dict[tuple[str, str, str | None], CompiledGate | None] = {}
         self._gate_table: dict[str, tuple[DocumentCheck, DocumentCheck | None]] = {}
         """The served resources' gates by type, (is_valid, the checks after it or None), filled as the gates are built:
@@ -126,33 +126,57 @@ class Validator:
         context: str = RESOURCE,
     ) -> list[int]:
         """The indices of the documents that passes_gate() refuses with these options, in order: one call for many
-        payloads, the loop of `eris validate`. With the default options each gate's pass and its checks after the
-        pass are called directly, without the calls of passes_gate around them."""
+        payloads."""
+        refusals = self.gate_refusals(documents, resource_type=resource_type, profile=profile, context=context)
+        return [index for index, _ in refusals]
+
+    def gate_refusals(
+        self,
+        documents: list[Any],
+        *,
+        resource_type: str | None = None,
+        profile: str | None = None,
+        context: str = RESOURCE,
+    ) -> list[tuple[int, bool]]:
+        """gate_refused(), each index with whether the gate's pass held (only the checks after it refused the
+        document: explain(pass_held=True) asks no more of it), the loop of `eris validate`. With the default options
+        each gate's pass and its checks after the pass are called directly, without the calls of passes_gate around
+        them."""
         if resource_type is not None or profile is not None or context != RESOURCE:
             passes = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
-            return [index for index, passed in enumerate(map(passes, documents)) if not passed]
-        table, passes_gate, refused = self._gate_table, self.passes_gate, []
+            return [(index, False) for index, passed in enumerate(map(passes, documents)) if not passed]
+        table, passes_gate = self._gate_table, self.passes_gate
+        refused: list[tuple[int, bool]] = []
         for index, document in enumerate(documents):
             found = document.get("resourceType") if type(document) is dict else None
             entry = table.get(found) if type(found) is str else None
             if entry is None:
                 if not passes_gate(document):
-                    refused.append(index)
+                    refused.append((index, False))
                 continue
             is_valid, holds = entry
             try:
                 passed = is_valid(document)
             except (ValueError, RecursionError):  # the explanation path reports why
                 passed = False
-            if not passed or (holds is not None and not holds(document)):
-                refused.append(index)
+            if not passed:
+                refused.append((index, False))
+            elif holds is not None and not holds(document):
+                refused.append((index, True))
         return refused
 
     def explain(
-        self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
+        self,
+        document: Any,
+        *,
+        resource_type: str | None = None,
+        profile: str | None = None,
+        context: str = RESOURCE,
+        pass_held: bool = False,
     ) -> list[Issue]:
         """validate() of a document that passes_gate() refused, with the same options: the gate's pass is not made
-        again, and the parts of it that failed say which rules to explain. (Of any other document too.)"""
+        again, and the parts of it that failed say which rules to explain. (Of any other document too.) `pass_held`:
+        gate_refusals() said the gate's pass held."""
         found = document.get("resourceType") if self._gated and type(document) is dict else None
         if type(found) is str and context in CONTEXTS and (resource_type is None or found == resource_type):
             rules = self.contract.resources.get(found)
@@ -160,7 +184,7 @@ class Validator:
                 gate = self._gates.get((found, context, profile), _UNBUILT)
                 if gate is _UNBUILT:
                     gate = self._gate(found, context, profile)
-                parts = None if gate is None else gate.failed_parts(document)
+                parts = None if gate is None else gate.failed_parts(document, pass_held=pass_held)
                 if parts is not None and not parts[1] and (context == RESOURCE or rules.writable):
                     # the common refusal: rows of the resource type fail, and nothing else; explained without the
                     # generators of _issues around the rule functions (a third of the explanation of one warning)

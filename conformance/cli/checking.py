@@ -195,9 +195,9 @@ class Checker:
         are explained after all the unit's lines, a Payload made only for a line with issues."""
         data, source, first_line = unit.data, unit.source, unit.first_line
         checked = Checked(size=len(data) + 1)
-        passes_gate, gate_refused, loads_lines = self._passes_gate, self._gate_refused, fast_json.loads_lines
+        passes_gate, gate_refusals, loads_lines = self._passes_gate, self._gate_refusals, fast_json.loads_lines
         lines = data.split(b"\n")
-        later: list[tuple[int, Any]] = []  # (line, value the gate refused or ReadProblem), in line order
+        later: list[tuple[int, Any, bool]] = []  # (line, value the gate refused or ReadProblem, pass held), in order
         clean = 0
         for start in range(0, len(lines), LINES_TOGETHER):
             part = lines[start : start + LINES_TOGETHER]
@@ -207,33 +207,33 @@ class Checker:
                 for at, value in enumerate(values):
                     if at in problems:
                         if problems[at] is not None:  # None: a blank line
-                            later.append((first_line + start + at, problems[at]))
+                            later.append((first_line + start + at, problems[at], False))
                     elif passes_gate(value):
                         clean += 1
                     else:
-                        later.append((first_line + start + at, value))
+                        later.append((first_line + start + at, value, False))
                 continue
-            refused_values = gate_refused(values)
-            clean += len(values) - len(refused_values)
-            if refused_values:
-                later.extend((first_line + start + at, values[at]) for at in refused_values)
+            refusals = gate_refusals(values)
+            clean += len(values) - len(refusals)
+            if refusals:
+                later.extend((first_line + start + at, values[at], held) for at, held in refusals)
                 if len(later) >= EXPLAIN_TOGETHER:
                     clean += self._explained(source, later, checked.reported)
                     later = []
         checked.clean = clean + self._explained(source, later, checked.reported)
         return checked
 
-    def _explained(self, source: str, later: list[tuple[int, Any]], reported: list[Reported]) -> int:
+    def _explained(self, source: str, later: list[tuple[int, Any, bool]], reported: list[Reported]) -> int:
         """The refused payloads of `later` explained into `reported`; how many had nothing to report. Explained
         together, apart from the others (interleaved with them, each cost twice as much: the two paths' code and
         data evicting each other), but a few dozen at a time: a thousand refused payloads' values kept until the end
         of their unit had left the processor's caches by the time they were explained."""
         explain, clean = self._explain, 0
-        for line, item in later:
+        for line, item, pass_held in later:
             if type(item) is ReadProblem:
                 reported.append(item)
                 continue
-            issues = explain(item)
+            issues = explain(item, pass_held=pass_held)
             if issues:
                 reported.append((Payload(source, _kept(item), "", line), issues))
             else:
@@ -245,11 +245,11 @@ class Checker:
         return self._with_options(self.validator.passes_gate)
 
     @property
-    def _gate_refused(self) -> Callable[[list[Any]], list[int]]:
-        return self._with_options(self.validator.gate_refused)
+    def _gate_refusals(self) -> Callable[[list[Any]], list[tuple[int, bool]]]:
+        return self._with_options(self.validator.gate_refusals)
 
     @property
-    def _explain(self) -> Callable[[Any], list[Issue]]:
+    def _explain(self) -> Callable[..., list[Issue]]:
         return self._with_options(self.validator.explain)
 
     @property

@@ -51,6 +51,27 @@ def test_the_loop_refuses_what_passes_gate_refuses() -> None:
     assert VALIDATOR.gate_refused(documents) == expected
 
 
+def _pass_held(document: object) -> bool:
+    """Whether the pass of the document's gate holds (its checks after the pass aside)."""
+    assert isinstance(document, dict)
+    gate = VALIDATOR._gate(document["resourceType"], "resource", None)
+    assert gate is not None
+    return bool(gate.is_valid(document))
+
+
+def test_the_loop_says_whose_pass_held() -> None:
+    """gate_refusals marks a refused document whose pass held (its checks after the pass refused it: a NIP's check
+    digit), so that its explanation asks the pass nothing again."""
+    documents = [*DOCUMENTS, *ODD]
+    refusals = VALIDATOR.gate_refusals(documents)
+    assert [index for index, _ in refusals] == VALIDATOR.gate_refused(documents)
+    held = [pass_held for _, pass_held in refusals]
+    assert True in held and False in held  # both kinds of refusal are among them
+    for index, pass_held in refusals:
+        if pass_held:
+            assert _pass_held(documents[index])
+
+
 SEEDS = DOCUMENTS
 leaves = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "5260250995", "urn:oid:1.2"])
 json_values = st.recursive(
