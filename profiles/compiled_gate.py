@@ -4,7 +4,8 @@ which of its parts failed (the rule rows to explain, and whether the structure a
 A refused document is searched part by part, about ten checks of the engine. The documents of an export mostly fail
 for the same few causes (one namespace unknown to the configuration, the same reference by a non-key identifier): a
 cause found again is remembered, and a document is first tried against the causes seen last, one check that every
-other part holds, and one for each row of the cause, instead of the search.
+other part holds, and one for each row of the cause, instead of the search. A document whose pass held (only the checks
+after it refused it: a NIP's check digit) is asked only those checks.
 """
 
 from __future__ import annotations
