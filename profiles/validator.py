@@ -100,14 +100,8 @@ class Validator:
         """Whether the clean gate of the document's type passes it: then validate() reports nothing. False tells
         nothing: validate() says what there is (a loop over many payloads can explain the refused ones together,
         after the others, so that neither path's code and data leave the processor's caches at every payload)."""
-        if self._gated and type(document) is dict:
-            found = document.get("resourceType", resource_type)  # a report order has none: the caller names it
-            if type(found) is str and (resource_type is None or found == resource_type):
-                gate = self._gates.get((found, context, profile), _UNBUILT)
-                if gate is _UNBUILT:
-                    gate = self._gate(found, context, profile)
-                return gate is not None and gate.passes(document)
-        return False
+        gate = self._gate_for(document, resource_type, profile, context)
+        return gate is not None and gate.passes(document)
 
     def clean_gate(
         self, resource_type: str, *, context: str = RESOURCE, profile: str | None = None
@@ -197,9 +191,17 @@ class Validator:
         self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
     ) -> list[Issue]:
         # the common case of millions of payloads, without a generator: the gate passes
-        if self.passes_gate(document, resource_type=resource_type, profile=profile, context=context):
-            return []
-        return self.explain(document, resource_type=resource_type, profile=profile, context=context)
+        gate, pass_held = self._gate_for(document, resource_type, profile, context), False
+        if gate is not None:
+            try:
+                pass_held = bool(gate.is_valid(document))
+            except (ValueError, RecursionError):  # the explanation reports why
+                pass_held = False
+            if pass_held and (gate.holds is None or gate.holds(document)):
+                return []
+        return self.explain(
+            document, resource_type=resource_type, profile=profile, context=context, pass_held=pass_held
+        )
 
     def as_read(self, document: Any, *, resource_type: str | None = None) -> Any:
         """The document as the validator reads it: without the members whose null it reads as an element without
@@ -339,6 +341,17 @@ class Validator:
             message = f"{resource_type!r} is not a resource type of the contract; known: {known}"
             yield codes.issue("resource-type-unknown", where, message)
         return rules
+
+    def _gate_for(
+        self, document: Any, resource_type: str | None, profile: str | None, context: str
+    ) -> CompiledGate | None:
+        """The clean gate that judges `document` with these options; None where no gate can."""
+        if self._gated and type(document) is dict:
+            found = document.get("resourceType", resource_type)  # a report order has none: the caller names it
+            if type(found) is str and (resource_type is None or found == resource_type):
+                gate = self._gates.get((found, context, profile), _UNBUILT)
+                return self._gate(found, context, profile) if gate is _UNBUILT else gate
+        return None
 
     def _gate(self, resource_type: str, context: str, profile: str | None) -> CompiledGate | None:
         key = (resource_type, context, profile)
