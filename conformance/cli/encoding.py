@@ -254,10 +254,13 @@ class Encoded:
 
 
 class UnitEncoder:
-    """check(unit), encoded in one output format: the work of a process of `eris validate`."""
+    """check(unit), encoded in one output format: the work of a process of `eris validate`. The payloads of an export
+    that have the same findings have the same text but for their line: the text of a payload's findings is made once
+    and kept (at most KEPT_TEXTS), its line put in for each payload."""
 
     def __init__(self, check: Callable[[Unit], Checked], output: str) -> None:
         self.check, self.encoder = check, ENCODERS[output]()
+        self._texts: dict[tuple[Any, ...], Text] = {}
 
     def __call__(self, unit: Unit) -> Encoded:
         checked = self.check(unit)
@@ -273,7 +276,7 @@ class UnitEncoder:
                 text += encoder.problem(item)
                 continue
             payload, issues = item  # type: ignore[misc]
-            text += encoder.payload(payload, issues)
+            text += self._payload_text(payload, issues)
             reported += 1
             members += encoder.members(issues)
             for issue in issues:
@@ -285,5 +288,26 @@ class UnitEncoder:
         found.severities.update({severity.value: count for severity, count in by_severity.items() if count})
         return found
 
+    def _payload_text(self, payload: Payload, issues: list[Issue]) -> Text:
+        """encoder.payload(), from the text kept for the same source, resource type and findings."""
+        data = payload.data
+        resource_type = data.get("resourceType") if type(data) is dict else None
+        try:
+            key = (payload.source, payload.prefix, resource_type, payload.line is None, *issues)
+            kept = self._texts.get(key)
+        except TypeError:  # an unhashable resourceType (a list): its text is made alone
+            return self.encoder.payload(payload, issues)
+        if kept is None:
+            kept = self.encoder.payload(payload, issues)
+            if len(self._texts) >= KEPT_TEXTS:
+                self._texts.clear()
+            self._texts[key] = kept
+            return kept
+        line = payload.line
+        return kept if line is None else [part if type(part) is str else line for part in kept]
 
+
+KEPT_TEXTS = 1024
+"""Texts of findings kept by a UnitEncoder: an export's few causes fit; payloads whose findings never repeat (a name in
+a message) cannot grow it."""
 _ERROR = Severity.ERROR
