@@ -81,12 +81,15 @@ class CompiledGate:
 
 class _Cause:
     """Rows of a gate that fail together, and the check that a document fails each of them and holds every other part
-    of the gate (the structure and recognition with them)."""
+    of the gate (the structure and recognition with them); `failed` and `by_profiles`, the failed parts of such a
+    document whose checks after the pass find nothing: one object for all of them, which the rule plans look their
+    rows up by."""
 
-    __slots__ = ("holds", "rows")
+    __slots__ = ("by_profiles", "failed", "holds", "rows")
 
-    def __init__(self, rows: tuple[int, ...], holds: DocumentCheck) -> None:
+    def __init__(self, rows: tuple[int, ...], holds: DocumentCheck, failed: frozenset[int], by_profiles: bool) -> None:
         self.rows, self.holds = rows, holds
+        self.failed, self.by_profiles = failed, by_profiles
 
 
 class _GateParts:
@@ -140,7 +143,7 @@ class _GateParts:
         """failed_parts(), whose errors of the engine (ValueError, RecursionError) it lets through."""
         for cause in self._causes[:CAUSES_TRIED]:
             if cause.holds(document):
-                return self._of_cause(cause.rows, document)
+                return self._of_cause(cause, document)
         found = self._search(document)
         if found is not None and found[0] is not None:
             self._seen_again(found[0])
@@ -152,12 +155,13 @@ class _GateParts:
         failed = self._after_pass_failed(document)
         return failed, not self._by_profiles.isdisjoint(failed)
 
-    def _of_cause(self, rows: tuple[int, ...], document: dict[str, Any]) -> _Failed:
-        """The failed parts of a document that fails `rows` and whose other parts hold, the structure and recognition
-        with them: those rows and the checks after the pass that fail."""
+    def _of_cause(self, cause: _Cause, document: dict[str, Any]) -> _Failed:
+        """The failed parts of a document that fails the cause's rows and whose other parts hold, the structure and
+        recognition with them: those rows and the checks after the pass that fail."""
         failed = self._after_pass_failed(document)
-        specs = self._rows
-        failed.update(id(specs[index][0]) for index in rows)
+        if not failed:
+            return cause.failed, cause.by_profiles
+        failed.update(cause.failed)
         return failed, not self._by_profiles.isdisjoint(failed)
 
     def _search(self, document: dict[str, Any]) -> tuple[tuple[int, ...] | None, _Failed] | None:
@@ -205,7 +209,8 @@ class _GateParts:
         others = self._leaving_out(frozenset(id(self._rows[index][0]) for index in rows))
         failing = [{"not": self._rows[index][1]} for index in rows]
         check = self._schemas.compile({"allOf": [*failing, others.schema]}).is_valid
-        cause = _Cause(rows, check)
+        failed = frozenset(id(self._rows[index][0]) for index in rows)
+        cause = _Cause(rows, check, failed, not self._by_profiles.isdisjoint(failed))
         if rows:
             self._causes.insert(0, cause)
         else:  # refused by the checks after the pass alone: its check is the whole pass, tried last

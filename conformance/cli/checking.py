@@ -381,5 +381,20 @@ def _reduced(payload: Payload) -> Payload:
 
 
 def _kept(data: Any) -> dict[str, Any] | None:
-    """What the report needs of a payload's data: its resourceType."""
-    return {"resourceType": data["resourceType"]} if isinstance(data, dict) and "resourceType" in data else None
+    """What the report needs of a payload's data: its resourceType (one dict a type, shared: nothing writes to it)."""
+    if not isinstance(data, dict) or "resourceType" not in data:
+        return None
+    resource_type = data["resourceType"]
+    if type(resource_type) is not str:
+        return {"resourceType": resource_type}
+    kept = _KEPT_TYPES.get(resource_type)
+    if kept is None:
+        if len(_KEPT_TYPES) >= _KEPT_TYPES_AT_MOST:
+            _KEPT_TYPES.clear()
+        kept = _KEPT_TYPES[resource_type] = {"resourceType": resource_type}
+    return kept
+
+
+_KEPT_TYPES: dict[str, dict[str, Any]] = {}
+_KEPT_TYPES_AT_MOST = 256
+"""Types whose data is kept: the contract's few, and a bound for an input of made-up ones."""
