@@ -18,7 +18,7 @@ from profiles.clean_gate import CleanGate, rows_schema
 from profiles.rules import DocumentCheck
 from profiles.structure import SchemaStore
 
-__all__ = ["CAUSES_KEPT", "CAUSES_TRIED", "CompiledGate", "GateLeavingOut", "Rows"]
+__all__ = ["CAUSES_KEPT", "CAUSES_TRIED", "Cause", "CompiledGate", "GateLeavingOut", "Refusal", "Rows"]
 
 Rows = frozenset[int] | set[int]
 """Rule rows by id(): those whose part of the gate a document failed."""
@@ -63,23 +63,40 @@ class CompiledGate:
             return False  # the explanation reports why
         return self.holds is None or self.holds(document)
 
-    def failed_parts(self, document: dict[str, Any], *, pass_held: bool = False) -> _Failed | None:
+    def failed_parts(self, document: dict[str, Any], *, known: Refusal = False) -> _Failed | None:
         """The rule rows whose parts of the gate `document` fails, with the rows of the checks after the pass that
         fail, and whether the profiles must be recognised (recognition fails, or one of those rows depends on the
         profiles); None when its structure fails or cannot be read: then the structure and every row are explained.
-        `pass_held`: the gate's pass held (the checks after it refused the document), so only they are asked."""
+        `known`: what the loop found of the refusal (Refusal), which is not asked again."""
         parts = self._parts or self._compile()
         try:
-            return parts.after_pass_held(document) if pass_held else parts.failed(document)
+            if known is True:
+                return parts.after_pass_held(document)
+            if known is False:
+                return parts.failed(document)
+            return parts.of_cause(known, document)
         except (ValueError, RecursionError):
             return None
+
+    def cause_of(self, document: dict[str, Any]) -> Cause | None:
+        """The first of the causes remembered (those tried first) whose check `document` holds, if any: it fails that
+        cause's rows and holds every other part of the pass, a refusal known in one check instead of the gate's."""
+        if self._parts is None:
+            return None
+        try:
+            for cause in self._parts.causes[:CAUSES_TRIED]:
+                if cause.holds(document):
+                    return cause
+        except (ValueError, RecursionError):
+            pass  # the gate's pass is asked, and the explanation says why
+        return None
 
     def _compile(self) -> _GateParts:
         self._parts = _GateParts(self._schemas, self.definition, self._structure, self._leaving_out)
         return self._parts
 
 
-class _Cause:
+class Cause:
     """Rows of a gate that fail together, and the check that a document fails each of them and holds every other part
     of the gate (the structure and recognition with them); `failed` and `by_profiles`, the failed parts of such a
     document whose checks after the pass find nothing: one object for all of them, which the rule plans look their
@@ -92,6 +109,11 @@ class _Cause:
         self.failed, self.by_profiles = failed, by_profiles
 
 
+Refusal = bool | Cause
+"""What the loop of the gates found of a refusal: False, nothing; True, the pass held (a check after it refused the
+document); a Cause, the document fails its rows and holds every other part of the pass."""
+
+
 class _GateParts:
     """The checks of a gate's parts, asked of a document the gate refused. The structure and recognition are asked
     together first (most refused documents pass both); the rows by element (the rows of one top-level element share
@@ -102,7 +124,6 @@ class _GateParts:
     __slots__ = (
         "_after_pass",
         "_by_profiles",
-        "_causes",
         "_groups",
         "_leaving_out",
         "_row_checks",
@@ -110,6 +131,7 @@ class _GateParts:
         "_schemas",
         "_seen",
         "_structure",
+        "causes",
     )
 
     def __init__(
@@ -135,15 +157,15 @@ class _GateParts:
         both = {"allOf": [only_structure, definition.recognition]}
         self._structure = (compile_(both).is_valid, compile_(only_structure).is_valid)
         self._leaving_out = leaving_out
-        self._causes: list[_Cause] = []
+        self.causes: list[Cause] = []
         """The causes compiled, the one found last first."""
         self._seen: dict[tuple[int, ...], int] = {}
 
     def failed(self, document: dict[str, Any]) -> _Failed | None:
         """failed_parts(), whose errors of the engine (ValueError, RecursionError) it lets through."""
-        for cause in self._causes[:CAUSES_TRIED]:
+        for cause in self.causes[:CAUSES_TRIED]:
             if cause.holds(document):
-                return self._of_cause(cause, document)
+                return self.of_cause(cause, document)
         found = self._search(document)
         if found is not None and found[0] is not None:
             self._seen_again(found[0])
@@ -155,7 +177,7 @@ class _GateParts:
         failed = self._after_pass_failed(document)
         return failed, not self._by_profiles.isdisjoint(failed)
 
-    def _of_cause(self, cause: _Cause, document: dict[str, Any]) -> _Failed:
+    def of_cause(self, cause: Cause, document: dict[str, Any]) -> _Failed:
         """The failed parts of a document that fails the cause's rows and whose other parts hold, the structure and
         recognition with them: those rows and the checks after the pass that fail."""
         failed = self._after_pass_failed(document)
@@ -201,7 +223,7 @@ class _GateParts:
         if len(seen) >= _COUNTED:
             seen.clear()
         count = seen[rows] = seen.get(rows, 0) + 1
-        if count != _SEEN_BEFORE_KEPT or len(self._causes) >= CAUSES_KEPT:
+        if count != _SEEN_BEFORE_KEPT or len(self.causes) >= CAUSES_KEPT:
             return
         # the gate's own pass without the cause's rows (not a join of the other rows' parts: that walked the
         # document in more pieces, and cost twice the pass), after the cause's rows: a cause that is not the
@@ -210,11 +232,11 @@ class _GateParts:
         failing = [{"not": self._rows[index][1]} for index in rows]
         check = self._schemas.compile({"allOf": [*failing, others.schema]}).is_valid
         failed = frozenset(id(self._rows[index][0]) for index in rows)
-        cause = _Cause(rows, check, failed, not self._by_profiles.isdisjoint(failed))
+        cause = Cause(rows, check, failed, not self._by_profiles.isdisjoint(failed))
         if rows:
-            self._causes.insert(0, cause)
+            self.causes.insert(0, cause)
         else:  # refused by the checks after the pass alone: its check is the whole pass, tried last
-            self._causes.append(cause)
+            self.causes.append(cause)
 
     def _row_check(self, index: int) -> DocumentCheck:
         check = self._row_checks[index]

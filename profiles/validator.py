@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from profiles.clean_gate import CleanGate, clean_gate
-from profiles.compiled_gate import CompiledGate, Rows
+from profiles.compiled_gate import CompiledGate, Refusal, Rows
 from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue
@@ -72,9 +72,12 @@ class Validator:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
         self._plans = RulePlans(self.contract, self.rules, self.issue_codes, None if rules is not None else self.kinds)
         self._gates: dict[tuple[str, str, str | None], CompiledGate | None] = {}
-        self._gate_table: dict[str, tuple[DocumentCheck, DocumentCheck | None]] = {}
-        """The served resources' gates by type, (is_valid, the checks after it or None), filled as the gates are built:
-        gate_refused calls them directly."""
+        self._gate_table: dict[str, tuple[DocumentCheck, DocumentCheck | None, CompiledGate]] = {}
+        """The served resources' gates by type, (is_valid, the checks after it or None, the gate), filled as the gates
+        are built: gate_refusals calls them directly."""
+        self._refusing = False
+        """The last call of gate_refusals refused most of its documents: the next tries their remembered causes
+        first."""
 
     @classmethod
     def for_config(cls, config: Path | str | None, *, strict: bool = False) -> Validator:
@@ -131,16 +134,17 @@ class Validator:
         resource_type: str | None = None,
         profile: str | None = None,
         context: str = RESOURCE,
-    ) -> list[tuple[int, bool]]:
-        """gate_refused(), each index with whether the gate's pass held (only the checks after it refused the
-        document: explain(pass_held=True) asks no more of it), the loop of `eris validate`. With the default options
-        each gate's pass and its checks after the pass are called directly, without the calls of passes_gate around
-        them."""
+    ) -> list[tuple[int, Refusal]]:
+        """gate_refused(), each index with what was found of its refusal (explain(known=...) asks that no more),
+        the loop of `eris validate`. With the default options each gate's pass and its checks after the pass are
+        called directly, without the calls of passes_gate around them. After a call that refused most of its
+        documents (an export whose payloads carry the same warning), a document is first tried against the causes
+        its gate remembers: one check then says it is refused and why, where the gate's refusal said only the first."""
         if resource_type is not None or profile is not None or context != RESOURCE:
             passes = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
             return [(index, False) for index, passed in enumerate(map(passes, documents)) if not passed]
-        table, passes_gate = self._gate_table, self.passes_gate
-        refused: list[tuple[int, bool]] = []
+        table, passes_gate, refusing = self._gate_table, self.passes_gate, self._refusing
+        refused: list[tuple[int, Refusal]] = []
         for index, document in enumerate(documents):
             found = document.get("resourceType") if type(document) is dict else None
             entry = table.get(found) if type(found) is str else None
@@ -148,7 +152,12 @@ class Validator:
                 if not passes_gate(document):
                     refused.append((index, False))
                 continue
-            is_valid, holds = entry
+            is_valid, holds, gate = entry
+            if refusing:
+                cause = gate.cause_of(document)
+                if cause is not None:
+                    refused.append((index, cause))
+                    continue
             try:
                 passed = is_valid(document)
             except (ValueError, RecursionError):  # the explanation path reports why
@@ -157,6 +166,7 @@ class Validator:
                 refused.append((index, False))
             elif holds is not None and not holds(document):
                 refused.append((index, True))
+        self._refusing = len(documents) >= _REFUSING_AFTER and len(refused) * 2 > len(documents)
         return refused
 
     def explain(
@@ -166,11 +176,11 @@ class Validator:
         resource_type: str | None = None,
         profile: str | None = None,
         context: str = RESOURCE,
-        pass_held: bool = False,
+        known: Refusal = False,
     ) -> list[Issue]:
         """validate() of a document that passes_gate() refused, with the same options: the gate's pass is not made
-        again, and the parts of it that failed say which rules to explain. (Of any other document too.) `pass_held`:
-        gate_refusals() said the gate's pass held."""
+        again, and the parts of it that failed say which rules to explain. (Of any other document too.) `known`: what
+        gate_refusals() found of its refusal."""
         found = document.get("resourceType") if self._gated and type(document) is dict else None
         if type(found) is str and context in CONTEXTS and (resource_type is None or found == resource_type):
             rules = self.contract.resources.get(found)
@@ -178,7 +188,7 @@ class Validator:
                 gate = self._gates.get((found, context, profile), _UNBUILT)
                 if gate is _UNBUILT:
                     gate = self._gate(found, context, profile)
-                parts = None if gate is None else gate.failed_parts(document, pass_held=pass_held)
+                parts = None if gate is None else gate.failed_parts(document, known=known)
                 if parts is not None and not parts[1] and (context == RESOURCE or rules.writable):
                     # the common refusal: rows of the resource type fail, and nothing else; explained without the
                     # generators of _issues around the rule functions (a third of the explanation of one warning)
@@ -199,9 +209,7 @@ class Validator:
                 pass_held = False
             if pass_held and (gate.holds is None or gate.holds(document)):
                 return []
-        return self.explain(
-            document, resource_type=resource_type, profile=profile, context=context, pass_held=pass_held
-        )
+        return self.explain(document, resource_type=resource_type, profile=profile, context=context, known=pass_held)
 
     def as_read(self, document: Any, *, resource_type: str | None = None) -> Any:
         """The document as the validator reads it: without the members whose null it reads as an element without
@@ -367,11 +375,13 @@ class Validator:
                     self.schemas, made(), structure, lambda rows: made(leaving_out=rows)
                 )
                 if context == RESOURCE and profile is None:
-                    self._gate_table[resource_type] = (built.is_valid, built.holds)
+                    self._gate_table[resource_type] = (built.is_valid, built.holds, built)
         return self._gates[key]
 
 
 _UNBUILT: Any = object()
+_REFUSING_AFTER = 8
+"""Documents of a call of gate_refusals at least, for its refusals to say that the next call's are likely."""
 _NOTHING = Recognition((), ())
 
 

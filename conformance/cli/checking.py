@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeVar
 
 from conformance.cli.inputs import NDJSON_SUFFIXES, Payload, ReadProblem, iter_payloads
 from profiles import fast_json, strict_json
+from profiles.compiled_gate import Refusal
 from profiles.issues import Issue
 from profiles.validator import RESOURCE, Validator
 
@@ -197,7 +198,9 @@ class Checker:
         checked = Checked(size=len(data) + 1)
         passes_gate, gate_refusals, loads_lines = self._passes_gate, self._gate_refusals, fast_json.loads_lines
         lines = data.split(b"\n")
-        later: list[tuple[int, Any, bool]] = []  # (line, value the gate refused or ReadProblem, pass held), in order
+        later: list[
+            tuple[int, Any, Refusal]
+        ] = []  # (line, value the gate refused or ReadProblem, what is known), in order
         clean = 0
         for start in range(0, len(lines), LINES_TOGETHER):
             part = lines[start : start + LINES_TOGETHER]
@@ -223,17 +226,17 @@ class Checker:
         checked.clean = clean + self._explained(source, later, checked.reported)
         return checked
 
-    def _explained(self, source: str, later: list[tuple[int, Any, bool]], reported: list[Reported]) -> int:
+    def _explained(self, source: str, later: list[tuple[int, Any, Refusal]], reported: list[Reported]) -> int:
         """The refused payloads of `later` explained into `reported`; how many had nothing to report. Explained
         together, apart from the others (interleaved with them, each cost twice as much: the two paths' code and
         data evicting each other), but a few dozen at a time: a thousand refused payloads' values kept until the end
         of their unit had left the processor's caches by the time they were explained."""
         explain, clean = self._explain, 0
-        for line, item, pass_held in later:
+        for line, item, known in later:
             if type(item) is ReadProblem:
                 reported.append(item)
                 continue
-            issues = explain(item, pass_held=pass_held)
+            issues = explain(item, known=known)
             if issues:
                 reported.append((Payload(source, _kept(item), "", line), issues))
             else:
@@ -245,7 +248,7 @@ class Checker:
         return self._with_options(self.validator.passes_gate)
 
     @property
-    def _gate_refusals(self) -> Callable[[list[Any]], list[tuple[int, bool]]]:
+    def _gate_refusals(self) -> Callable[[list[Any]], list[tuple[int, Refusal]]]:
         return self._with_options(self.validator.gate_refusals)
 
     @property

@@ -30,9 +30,9 @@ def _agree(document, **options):
     # eris validate's loop: the gate first, the refused payloads explained later without asking it again
     assert FAST.explain(document, **options) == expected
     assert not FAST.passes_gate(document, **options) or expected == []
-    # told whether the gate's pass held, as gate_refusals says it
-    for _, pass_held in FAST.gate_refusals([document], **options):
-        assert FAST.explain(document, **options, pass_held=pass_held) == expected
+    # told what gate_refusals found of the refusal
+    for _, known in FAST.gate_refusals([document], **options):
+        assert FAST.explain(document, **options, known=known) == expected
 
 
 @pytest.mark.parametrize("case_test", CASE_TESTS, ids=lambda case_test: case_test.id)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from project_paths import DATA_DIR
 
+from profiles.compiled_gate import Cause
 from profiles.validator import Validator
 
 CONTRACTOR = json.loads((DATA_DIR / "examples" / "party-contractor.json").read_text(encoding="utf-8"))
@@ -56,7 +57,30 @@ def test_a_remembered_cause_explains_only_what_it_causes(name: str) -> None:
     for _ in range(3):  # found by the search, then remembered
         assert [issue.code for issue in fast.explain(CAUSED)] == ["identifier-namespace-unknown"]
     gate = fast._gates["Party", "resource", None]
-    assert gate is not None and gate._parts is not None and gate._parts._causes, "no cause was remembered"
+    assert gate is not None and gate._parts is not None and gate._parts.causes, "no cause was remembered"
     document = DOCUMENTS[name]
     assert fast.explain(document) == explained.validate(document)
     assert fast.validate(document) == explained.validate(document)
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_a_loop_that_refuses_most_documents_tries_their_causes_first(name: str) -> None:
+    """After a call of gate_refusals that refused most of its documents, a document that has a remembered cause is
+    refused by that cause's one check, and explained by it alike; any other goes through the gate as before."""
+    fast = Validator()
+    explained = Validator(fast.contract, fast.schemas, fast_path=False)
+    for _ in range(3):
+        fast.explain(CAUSED)
+    assert [index for index, _ in fast.gate_refusals([CAUSED] * 8)] == list(range(8))  # most refused: causes first
+    document = DOCUMENTS[name]
+    refusals = fast.gate_refusals([document] * 8 + [DOCUMENTS["nothing"]] * 8)
+    expected = explained.validate(document)
+    assert [index for index, _ in refusals] == ([] if not expected else list(range(8)))
+    by_cause = name in (
+        "the cause alone, again",
+        "the cause and a NIP check digit",
+        "another namespace of the same row",
+    )
+    for _, known in refusals:
+        assert isinstance(known, Cause) is by_cause, known
+        assert fast.explain(document, known=known) == expected

@@ -65,10 +65,10 @@ def test_the_loop_says_whose_pass_held() -> None:
     documents = [*DOCUMENTS, *ODD]
     refusals = VALIDATOR.gate_refusals(documents)
     assert [index for index, _ in refusals] == VALIDATOR.gate_refused(documents)
-    held = [pass_held for _, pass_held in refusals]
-    assert True in held and False in held  # both kinds of refusal are among them
-    for index, pass_held in refusals:
-        if pass_held:
+    known = [found for _, found in refusals]
+    assert True in known and False in known  # both kinds of refusal are among them
+    for index, found in refusals:
+        if found is True:
             assert _pass_held(documents[index])
 
 
