@@ -5,7 +5,8 @@ A refused document is searched part by part, about ten checks of the engine. The
 for the same few causes (one namespace unknown to the configuration, the same reference by a non-key identifier): a
 cause found again is remembered, and a document is first tried against the causes seen last, one check that every
 other part holds, and one for each row of the cause, instead of the search. A document whose pass held (only the checks
-after it refused it: a NIP's check digit) is asked only those checks.
+after it refused it: a NIP's check digit) is asked only those checks. Where most documents are refused, the loop asks
+the causes before the gate (`CompiledGate.cause_of`), and a document a cause holds needs nothing more.
 """
 
 from __future__ import annotations
