@@ -8,7 +8,7 @@ It never raises on bad input: whatever the payload, it returns issues.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -20,6 +20,7 @@ from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, Reso
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue
 from profiles.paths import Where, without_members
+from profiles.payload_issues import by_element, json_kind, not_checkable
 from profiles.recognition import ProfileRecognition, Recognition
 from profiles.rule_plans import RulePlans, pointer
 from profiles.rule_set import standard_kinds
@@ -253,7 +254,7 @@ class Validator:
             raise ValueError(f"context must be one of {CONTEXTS}, not {context!r}")
         codes = self.issue_codes
         if not isinstance(document, dict):
-            yield codes.issue("resource-not-object", "", f"a resource is a JSON object, not {_json_kind(document)}")
+            yield codes.issue("resource-not-object", "", f"a resource is a JSON object, not {json_kind(document)}")
             return
         found = document.get("resourceType")
         known = isinstance(found, str) and (resource_type is None or found == resource_type)
@@ -282,11 +283,11 @@ class Validator:
                     document, structure, absent = self._nulls_read_as_absent(
                         rules.schema, rules.requirement, document, structure
                     )
-                    yield from _by_element(self._null_choices(absent, rules), rules)
+                    yield from by_element(self._null_choices(absent, rules), rules)
             except (ValueError, RecursionError) as error:  # a lone surrogate, nesting beyond the engine
-                yield codes.issue("payload-not-checkable", "", _not_checkable(error))
+                yield codes.issue("payload-not-checkable", "", not_checkable(error))
                 return
-            yield from _by_element(structure.issues, rules)
+            yield from by_element(structure.issues, rules)
         applied, issues = (
             self.recognition.recognise(document, rules.resource_type, context, profile) if recognise else _NOTHING
         )
@@ -383,30 +384,3 @@ _UNBUILT: Any = object()
 _REFUSING_AFTER = 8
 """Documents of a call of gate_refusals at least, for its refusals to say that the next call's are likely."""
 _NOTHING = Recognition((), ())
-
-
-def _by_element(issues: Iterable[Issue], rules: ResourceRules) -> Iterator[Issue]:
-    """Structure issues inside an element with a requirement of its own (attribute[], owner) are that
-    requirement's, not the resource type's."""
-    for issue in issues:
-        element = issue.location.split("/")[1] if issue.location.count("/") >= 1 else ""
-        own = rules.element_requirements.get(element.replace("~1", "/").replace("~0", "~"))
-        yield issue if own is None or issue.requirement != rules.requirement else replace(issue, requirement=own)
-
-
-def _not_checkable(error: Exception) -> str:
-    if isinstance(error, UnicodeError):
-        return "the payload holds a string that is not valid Unicode (a lone surrogate escape such as \\ud800)"
-    return f"the payload cannot be checked: {error}"
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "null" if value is None else type(value).__name__

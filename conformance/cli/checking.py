@@ -8,13 +8,13 @@ read problems, in input order. The same function checks a unit in the command's 
 from __future__ import annotations
 
 import codecs
-import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from conformance.cli.inputs import NDJSON_SUFFIXES, Payload, ReadProblem, iter_payloads
+from conformance.cli.unit_bytes import file_bytes, read_span
 from profiles import fast_json, strict_json
 from profiles.compiled_gate import Refusal
 from profiles.issues import Issue
@@ -117,7 +117,7 @@ class Checker:
         passes_gate, clean = self._passes_gate, 0
         later: list[Any] = []  # in file order: a _Refused document to explain, or what a file already reported
         for path in batch.paths:
-            data = _file_bytes(path)
+            data = file_bytes(path)
             if data is None:
                 clean += self._reported_of(iter_payloads([path]), later)  # says why it cannot be read
                 continue
@@ -175,7 +175,7 @@ class Checker:
 
     def _span(self, span: Span) -> Checked:
         try:
-            data = _read_span(span)
+            data = read_span(span.source, span.start, span.end)
         except OSError as error:
             problem = ReadProblem(span.source, f"cannot be read: {error.strerror}", 1)
             return Checked(reported=[problem], span_start=span.start, lines=1)
@@ -327,55 +327,6 @@ def _shifted(item: Reported, lines: int) -> Reported:
     if payload.line is None:
         return item
     return Payload(payload.source, payload.data, payload.prefix, payload.line + lines), issues  # replace() costs 3x
-
-
-def _read_span(span: Span) -> bytes:
-    """The bytes of the lines that begin in the span, their newlines included (and no byte-order mark)."""
-    start, end = span.start, span.end
-    with open(span.source, "rb") as handle:
-        if start == 0:
-            data = handle.read(-1 if end is None else end)
-        else:
-            handle.seek(start - 1)  # the byte before the span tells whether a line begins at its first byte
-            data = handle.read(-1 if end is None else end - start + 1)
-            cut = data.find(b"\n")
-            if cut < 0:
-                return b""  # inside one line begun before the span
-            data = data[cut + 1 :]
-        if end is not None and data and not data.endswith(b"\n"):
-            rest = [data]  # the last line goes on past the span: read it to its end
-            while more := handle.read(_LINE_REST_BYTES):
-                cut = more.find(b"\n")
-                if cut >= 0:
-                    rest.append(more[: cut + 1])
-                    break
-                rest.append(more)
-            data = b"".join(rest)
-    return data.removeprefix(codecs.BOM_UTF8) if start == 0 else data
-
-
-_LINE_REST_BYTES = 1 << 16
-
-
-def _file_bytes(path: str) -> bytes | None:
-    """The bytes of a small file, None when it cannot be read (os.open and os.read: half the cost of open().read(),
-    which asks the file's size and wraps a buffer around it)."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        parts = []
-        while part := os.read(descriptor, _READ_BYTES):
-            parts.append(part)
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
-    return b"".join(parts)
-
-
-_READ_BYTES = 1 << 16
 
 
 def _reduced(payload: Payload) -> Payload:
