@@ -57,12 +57,17 @@ class CompiledGate:
         self._parts: _GateParts | None = None
 
     def passes(self, document: dict[str, Any]) -> bool:
+        return self.refusal(document) is None
+
+    def refusal(self, document: dict[str, Any]) -> Refusal | None:
+        """None where the gate passes `document`; else what its refusal found (True: the pass held and a check after
+        it refused; False: the pass refused, or the engine cannot read the document and the explanation says why)."""
         try:
             if not self.is_valid(document):
                 return False
         except (ValueError, RecursionError):
-            return False  # the explanation reports why
-        return self.holds is None or self.holds(document)
+            return False
+        return None if self.holds is None or self.holds(document) else True
 
     def failed_parts(self, document: dict[str, Any], *, known: Refusal = False) -> _Failed | None:
         """The rule rows whose parts of the gate `document` fails, with the rows of the checks after the pass that

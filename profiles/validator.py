@@ -202,15 +202,11 @@ class Validator:
         self, document: Any, *, resource_type: str | None = None, profile: str | None = None, context: str = RESOURCE
     ) -> list[Issue]:
         # the common case of millions of payloads, without a generator: the gate passes
-        gate, pass_held = self._gate_for(document, resource_type, profile, context), False
-        if gate is not None:
-            try:
-                pass_held = bool(gate.is_valid(document))
-            except (ValueError, RecursionError):  # the explanation reports why
-                pass_held = False
-            if pass_held and (gate.holds is None or gate.holds(document)):
-                return []
-        return self.explain(document, resource_type=resource_type, profile=profile, context=context, known=pass_held)
+        gate = self._gate_for(document, resource_type, profile, context)
+        known = False if gate is None else gate.refusal(document)
+        if known is None:
+            return []
+        return self.explain(document, resource_type=resource_type, profile=profile, context=context, known=known)
 
     def as_read(self, document: Any, *, resource_type: str | None = None) -> Any:
         """The document as the validator reads it: without the members whose null it reads as an element without
