@@ -9,9 +9,14 @@ digits of registry identifiers, the report order's key and dates) are checked af
 (`CleanGate.after_pass`); a kind that reads the recognised profiles always has a schema. So every resource type, in
 every context and with any profile forced, has a gate.
 
+The rows of the kinds whose findings exports commonly carry (RuleKind.checked_apart: a namespace of another
+installation, a reference by a non-key identifier) are left out of the pass and checked by a second, small schema
+after it (`CleanGate.apart`): a payload that fails only them takes the same pass as a clean one, and that small check
+says which rows to explain.
+
 A payload the gate refuses is explained by the parts of the gate that failed: its structure is read again only when
 the structure fails, and of its rule rows (`CleanGate.rows`, each with its own part of the gate) only those whose parts
-fail are explained (profiles/validator.py finds them by halves).
+fail are explained (profiles/compiled_gate.py finds them).
 """
 
 from __future__ import annotations
@@ -36,11 +41,14 @@ Row = tuple[Mapping[str, Any], Schema]
 @dataclass(frozen=True)
 class CleanGate:
     schema: Schema
-    """The pass: the structure, recognition, and every row of `rows` (their parts joined by profiles.schema_merge).
-    Compile it with the schema store (it refers to the structure by $id)."""
+    """The pass: the structure, recognition, and every row of `rows` but those checked apart (their parts joined by
+    profiles.schema_merge). Compile it with the schema store (it refers to the structure by $id)."""
     rows: tuple[Row, ...]
     """The rows that a schema states, in the order of the resource type's rows then of each profile's; a profile's
     row holds where its profile is not recognised."""
+    apart: tuple[int, ...]
+    """The rows of `rows` (by index) that the gate checks apart, after the pass: those of the kinds whose findings
+    exports commonly carry (RuleKind.checked_apart). The gate passes a document only when their parts hold too."""
     after_pass: tuple[tuple[DocumentCheck, tuple[Mapping[str, Any], ...]], ...]
     """The rows no schema states, by kind, and the check of each kind's rows: the gate passes a document only when
     every check holds too."""
@@ -70,7 +78,7 @@ def clean_gate(
     """The gate of one resource type in one context (`structure`: the $id of its schema; `kinds`: the rule kinds by
     name; `forced`: a profile the caller validates against whatever the payload claims); its pass joined by
     profiles.schema_merge unless `merge` is false (the same verdict, slower). `leaving_out`: rule rows (by id) whose
-    parts the pass leaves out, the pass of a document whose other parts hold (profiles/compiled_gate.py)."""
+    parts the pass leaves out too, the pass of a document whose other parts hold (profiles/compiled_gate.py)."""
     candidates = contract.profiles_of(rules.resource_type)
     recognised = {profile: {} if profile is forced else recognised_schema(profile) for profile in candidates}
     any_recognised = {} if forced is not None else any_recognised_schema(candidates)
@@ -82,12 +90,16 @@ def clean_gate(
     rows: list[Row] = []
     unstated: dict[str, list[Mapping[str, Any]]] = {}
     by_profiles = []
+    apart: list[int] = []
     for spec in _checking(rules.rules, context):
         schema = kinds[spec["rule"]].document_schema(contract, spec, profiles)
         if kinds[spec["rule"]].reads_profiles:
             by_profiles.append(spec)
         if schema is None:
             unstated.setdefault(spec["rule"], []).append(spec)
+        elif kinds[spec["rule"]].checked_apart:
+            apart.append(len(rows))
+            rows.append((spec, schema))
         else:
             rows.append((spec, schema))
             if id(spec) not in leaving_out:
@@ -99,10 +111,12 @@ def clean_gate(
             by_profiles.append(spec)
             if schema is None:  # checked after the pass whatever the profiles: more than the rule, never less
                 unstated.setdefault(spec["rule"], []).append(spec)
-            else:
-                rows.append((spec, {"if": recognised[profile], "then": schema}))
-                if id(spec) not in leaving_out:
-                    of_profile.append(schema)
+                continue
+            if kinds[spec["rule"]].checked_apart:
+                apart.append(len(rows))
+            elif id(spec) not in leaving_out:
+                of_profile.append(schema)
+            rows.append((spec, {"if": recognised[profile], "then": schema}))
         if of_profile:  # in the pass, the profile asked once for all its rows
             parts.append({"if": recognised[profile], "then": {"allOf": of_profile}})
     after_pass = tuple(
@@ -112,6 +126,7 @@ def clean_gate(
     return CleanGate(
         merged(schema) if merge else schema,
         tuple(rows),
+        tuple(apart),
         after_pass,
         merged({"$schema": _DIALECT, "allOf": recognition}),
         tuple(by_profiles),

@@ -1,12 +1,17 @@
-"""The clean gate of profiles/clean_gate.py compiled: its pass, the checks after it, and, for a document it refuses,
-which of its parts failed (the rule rows to explain, and whether the structure and recognition must be).
+"""The clean gate of profiles/clean_gate.py compiled: its pass, the check of its rows apart, the checks after them,
+and, for a document it refuses, which of its parts failed (the rule rows to explain, and whether the structure and
+recognition must be).
 
-A refused document is searched part by part, about ten checks of the engine. The documents of an export mostly fail
-for the same few causes (one namespace unknown to the configuration, the same reference by a non-key identifier): a
-cause found again is remembered, and a document is first tried against the causes seen last, one check that every
-other part holds, and one for each row of the cause, instead of the search. A document whose pass held (only the checks
-after it refused it: a NIP's check digit) is asked only those checks. Where most documents are refused, the loop asks
-the causes before the gate (`CompiledGate.cause_of`), and a document a cause holds needs nothing more.
+A document whose pass held and whose rows checked apart did not (the common warnings of an export: a namespace of
+another installation, a reference by a non-key identifier) is asked those rows one by one: it took the same pass as a
+clean document, and nothing else of the gate is asked again. A document whose pass held and whose rows apart held too
+(only the checks after them refused it: a NIP's check digit) is asked only those checks.
+
+A document the pass refused is searched part by part, about ten checks of the engine. Such documents mostly fail for
+the same few causes (the same code out of a value set): a cause found again is remembered, and a document is first
+tried against the causes seen last, one check that every other part holds, and one for each row of the cause, instead
+of the search. Where the pass refuses most documents, the loop asks the causes before the gate
+(`CompiledGate.cause_of`), and a document a cause holds needs nothing more.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from profiles.clean_gate import CleanGate, rows_schema
 from profiles.rules import DocumentCheck
 from profiles.structure import SchemaStore
 
-__all__ = ["CAUSES_KEPT", "CAUSES_TRIED", "Cause", "CompiledGate", "GateLeavingOut", "Refusal", "Rows"]
+__all__ = ["APART_REFUSED", "CAUSES_KEPT", "CAUSES_TRIED", "Cause", "CompiledGate", "GateLeavingOut", "Refusal", "Rows"]
 
 Rows = frozenset[int] | set[int]
 """Rule rows by id(): those whose part of the gate a document failed."""
@@ -39,7 +44,7 @@ class CompiledGate:
     """A compiled clean gate: its pass, the checks after it, and (compiled when it first refuses a document) the checks
     of its parts that say which of them a refused document failed."""
 
-    __slots__ = ("_leaving_out", "_parts", "_schemas", "_structure", "definition", "holds", "is_valid")
+    __slots__ = ("_leaving_out", "_parts", "_schemas", "_structure", "apart", "definition", "holds", "is_valid")
 
     def __init__(
         self, schemas: SchemaStore, definition: CleanGate, structure: str, leaving_out: GateLeavingOut
@@ -47,6 +52,8 @@ class CompiledGate:
         """`leaving_out`: the gate again, the parts of the rows it is given (by id) left out of its pass."""
         self.definition = definition
         self.is_valid: DocumentCheck = schemas.compile(definition.schema).is_valid
+        apart = [definition.rows[index] for index in definition.apart]
+        self.apart: DocumentCheck | None = schemas.compile(rows_schema(apart)).is_valid if apart else None
         checks = tuple(check for check, _ in definition.after_pass)
         self.holds: DocumentCheck | None = (
             None if not checks else checks[0] if len(checks) == 1 else partial(_all_hold, checks)
@@ -60,11 +67,14 @@ class CompiledGate:
         return self.refusal(document) is None
 
     def refusal(self, document: dict[str, Any]) -> Refusal | None:
-        """None where the gate passes `document`; else what its refusal found (True: the pass held and a check after
-        it refused; False: the pass refused, or the engine cannot read the document and the explanation says why)."""
+        """None where the gate passes `document`; else what its refusal found (APART_REFUSED: the pass held and the
+        rows checked apart did not; True: both held and a check after them refused; False: the pass refused, or the
+        engine cannot read the document and the explanation says why)."""
         try:
             if not self.is_valid(document):
                 return False
+            if self.apart is not None and not self.apart(document):
+                return APART_REFUSED
         except (ValueError, RecursionError):
             return False
         return None if self.holds is None or self.holds(document) else True
@@ -80,7 +90,9 @@ class CompiledGate:
                 return parts.after_pass_held(document)
             if known is False:
                 return parts.failed(document)
-            return parts.of_cause(known, document)
+            if isinstance(known, Cause):
+                return parts.of_cause(known, document)
+            return parts.apart_failed(document)
         except (ValueError, RecursionError):
             return None
 
@@ -115,9 +127,19 @@ class Cause:
         self.failed, self.by_profiles = failed, by_profiles
 
 
-Refusal = bool | Cause
-"""What the loop of the gates found of a refusal: False, nothing; True, the pass held (a check after it refused the
-document); a Cause, the document fails its rows and holds every other part of the pass."""
+class _ApartRefused:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "APART_REFUSED"
+
+
+APART_REFUSED = _ApartRefused()
+"""The refusal of a document whose pass held and whose rows checked apart (CleanGate.apart) did not."""
+Refusal = bool | Cause | _ApartRefused
+"""What the loop of the gates found of a refusal: False, nothing; APART_REFUSED, the pass held and some of the rows
+checked apart failed; True, those held too (a check after them refused the document); a Cause, the document fails its
+rows and holds every other part of the gate."""
 
 
 class _GateParts:
@@ -129,6 +151,8 @@ class _GateParts:
 
     __slots__ = (
         "_after_pass",
+        "_apart",
+        "_apart_failed",
         "_by_profiles",
         "_groups",
         "_leaving_out",
@@ -163,6 +187,10 @@ class _GateParts:
         both = {"allOf": [only_structure, definition.recognition]}
         self._structure = (compile_(both).is_valid, compile_(only_structure).is_valid)
         self._leaving_out = leaving_out
+        self._apart = definition.apart
+        self._apart_failed: dict[tuple[int, ...], _Failed] = {}
+        """The failed parts of each set of the rows checked apart that documents failed (and nothing else): one
+        object for all of them, which the rule plans look their rows up by."""
         self.causes: list[Cause] = []
         """The causes compiled, the one found last first."""
         self._seen: dict[tuple[int, ...], int] = {}
@@ -181,6 +209,24 @@ class _GateParts:
         """The failed parts of a document whose pass held: the rows of the checks after the pass that fail (the
         structure, recognition and every row a schema states held with the pass)."""
         failed = self._after_pass_failed(document)
+        return failed, not self._by_profiles.isdisjoint(failed)
+
+    def apart_failed(self, document: dict[str, Any]) -> _Failed:
+        """The failed parts of a document whose pass held and whose rows checked apart did not: those of them that
+        fail (the last without a check when the others hold), and the checks after the pass that fail."""
+        *asked, last = self._apart
+        row_check = self._row_check
+        rows = tuple(index for index in asked if not row_check(index)(document))
+        if not rows or not row_check(last)(document):
+            rows += (last,)
+        failed_apart = self._apart_failed.get(rows)
+        if failed_apart is None:
+            ids = frozenset(id(self._rows[index][0]) for index in rows)
+            failed_apart = self._apart_failed[rows] = ids, not self._by_profiles.isdisjoint(ids)
+        failed = self._after_pass_failed(document)
+        if not failed:
+            return failed_apart
+        failed.update(failed_apart[0])
         return failed, not self._by_profiles.isdisjoint(failed)
 
     def of_cause(self, cause: Cause, document: dict[str, Any]) -> _Failed:
@@ -236,7 +282,8 @@ class _GateParts:
         # document's costs the check of its rows, most often
         others = self._leaving_out(frozenset(id(self._rows[index][0]) for index in rows))
         failing = [{"not": self._rows[index][1]} for index in rows]
-        check = self._schemas.compile({"allOf": [*failing, others.schema]}).is_valid
+        apart = [self._rows[index][1] for index in self._apart if index not in rows]
+        check = self._schemas.compile({"allOf": [*failing, others.schema, *apart]}).is_valid
         failed = frozenset(id(self._rows[index][0]) for index in rows)
         cause = Cause(rows, check, failed, not self._by_profiles.isdisjoint(failed))
         if rows:

@@ -40,6 +40,7 @@ def _referenced_system_key(value: Any) -> Hashable:
 
 class InstallationIdentifier(RuleKind):
     name = "installation-identifier"
+    checked_apart = True
 
     @staticmethod
     def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
@@ -254,6 +255,7 @@ def _referenced_identifier(ctx: RuleContext, reference: Any) -> tuple[dict[str, 
 
 class ReferenceKey(RuleKind):
     name = "reference-key"
+    checked_apart = True
 
     @staticmethod
     def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:

@@ -98,6 +98,12 @@ class RuleKind:
     def explain(ctx: RuleContext, value: Any, spec: Mapping[str, Any]) -> Iterator[Finding]:
         raise NotImplementedError
 
+    checked_apart: ClassVar[bool] = False
+    """Whether the clean gate checks this kind's rows apart, after the pass of the others: the kinds whose findings
+    exports commonly carry (a namespace of another installation, a reference by a non-key identifier). A document that
+    fails only them is then known by the pass the clean documents take and one small check, without a search of the
+    gate's parts (profiles/compiled_gate.py)."""
+
     explanation_key: ClassVar[ExplanationKey | None] = None
     """What of a value `explain` reads, as a key: two values of one row with the same key are explained alike (the
     contract and the row's parameters aside), so that each key is explained once (profiles/rule_plans.py). None where

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from profiles.clean_gate import CleanGate, clean_gate
-from profiles.compiled_gate import CompiledGate, Refusal, Rows
+from profiles.compiled_gate import APART_REFUSED, CompiledGate, Refusal, Rows
 from profiles.contract import CONTEXTS, RESOURCE, WRITE, Contract, Profile, ResourceRules, load_contract
 from profiles.issue_codes import IssueCodes, standard_issue_codes
 from profiles.issues import Issue
@@ -73,12 +73,12 @@ class Validator:
             raise ValueError(f"profile data names unknown rules: {', '.join(sorted(unknown))}")
         self._plans = RulePlans(self.contract, self.rules, self.issue_codes, None if rules is not None else self.kinds)
         self._gates: dict[tuple[str, str, str | None], CompiledGate | None] = {}
-        self._gate_table: dict[str, tuple[DocumentCheck, DocumentCheck | None, CompiledGate]] = {}
-        """The served resources' gates by type, (is_valid, the checks after it or None, the gate), filled as the gates
-        are built: gate_refusals calls them directly."""
+        self._gate_table: dict[str, tuple[DocumentCheck, DocumentCheck | None, DocumentCheck | None, CompiledGate]] = {}
+        """The served resources' gates by type, (is_valid, the check of the rows apart or None, the checks after them
+        or None, the gate), filled as the gates are built: gate_refusals calls them directly."""
         self._refusing = False
-        """The last call of gate_refusals refused most of its documents: the next tries their remembered causes
-        first."""
+        """The pass of the gates refused most of the documents of the last call of gate_refusals: the next tries
+        their remembered causes first."""
 
     @classmethod
     def for_config(cls, config: Path | str | None, *, strict: bool = False) -> Validator:
@@ -137,37 +137,46 @@ class Validator:
         context: str = RESOURCE,
     ) -> list[tuple[int, Refusal]]:
         """gate_refused(), each index with what was found of its refusal (explain(known=...) asks that no more),
-        the loop of `eris validate`. With the default options each gate's pass and its checks after the pass are
-        called directly, without the calls of passes_gate around them. After a call that refused most of its
-        documents (an export whose payloads carry the same warning), a document is first tried against the causes
-        its gate remembers: one check then says it is refused and why, where the gate's refusal said only the first."""
+        the loop of `eris validate`. With the default options each gate's pass, the check of its rows apart and its
+        checks after them are called directly, without the calls of passes_gate around them. After a call whose pass
+        refused most of its documents (an export whose payloads fail the same row of the pass), a document is first
+        tried against the causes its gate remembers: one check then says it is refused and why, where the gate's
+        refusal said only the first."""
         if resource_type is not None or profile is not None or context != RESOURCE:
             passes = partial(self.passes_gate, resource_type=resource_type, profile=profile, context=context)
             return [(index, False) for index, passed in enumerate(map(passes, documents)) if not passed]
-        table, passes_gate, refusing = self._gate_table, self.passes_gate, self._refusing
+        table, refusing = self._gate_table, self._refusing
         refused: list[tuple[int, Refusal]] = []
+        by_pass = 0
         for index, document in enumerate(documents):
             found = document.get("resourceType") if type(document) is dict else None
             entry = table.get(found) if type(found) is str else None
-            if entry is None:
-                if not passes_gate(document):
-                    refused.append((index, False))
+            if entry is None:  # no gate, or not built yet
+                gate = self._gate_for(document, None, None, RESOURCE)
+                known = False if gate is None else gate.refusal(document)
+                if known is not None:
+                    refused.append((index, known))
                 continue
-            is_valid, holds, gate = entry
+            is_valid, apart, holds, gate = entry
             if refusing:
                 cause = gate.cause_of(document)
                 if cause is not None:
                     refused.append((index, cause))
                     continue
             try:
-                passed = is_valid(document)
+                if not is_valid(document):
+                    refused.append((index, False))
+                    by_pass += 1
+                    continue
+                if apart is not None and not apart(document):
+                    refused.append((index, APART_REFUSED))
+                    continue
             except (ValueError, RecursionError):  # the explanation path reports why
-                passed = False
-            if not passed:
                 refused.append((index, False))
-            elif holds is not None and not holds(document):
+                continue
+            if holds is not None and not holds(document):
                 refused.append((index, True))
-        self._refusing = len(documents) >= _REFUSING_AFTER and len(refused) * 2 > len(documents)
+        self._refusing = len(documents) >= _REFUSING_AFTER and by_pass * 2 > len(documents)
         return refused
 
     def explain(
@@ -372,7 +381,7 @@ class Validator:
                     self.schemas, made(), structure, lambda rows: made(leaving_out=rows)
                 )
                 if context == RESOURCE and profile is None:
-                    self._gate_table[resource_type] = (built.is_valid, built.holds, built)
+                    self._gate_table[resource_type] = (built.is_valid, built.apart, built.holds, built)
         return self._gates[key]
 
 
