@@ -24,7 +24,17 @@ from profiles.clean_gate import CleanGate, rows_schema
 from profiles.rules import DocumentCheck
 from profiles.structure import SchemaStore
 
-__all__ = ["APART_REFUSED", "CAUSES_KEPT", "CAUSES_TRIED", "Cause", "CompiledGate", "GateLeavingOut", "Refusal", "Rows"]
+__all__ = [
+    "APART_REFUSED",
+    "APART_SETS_TRIED",
+    "CAUSES_KEPT",
+    "CAUSES_TRIED",
+    "Cause",
+    "CompiledGate",
+    "GateLeavingOut",
+    "Refusal",
+    "Rows",
+]
 
 Rows = frozenset[int] | set[int]
 """Rule rows by id(): those whose part of the gate a document failed."""
@@ -37,6 +47,10 @@ _SEEN_BEFORE_KEPT = 2
 _COUNTED = 1024
 """Causes counted at most, a gate (the count starts again beyond)."""
 _Failed = tuple[Rows, bool]
+_ApartSet = tuple[DocumentCheck, _Failed]
+APART_SETS_TRIED = 2
+"""Sets of the rows checked apart that a document they refused is tried against first, one check each."""
+_APART_SETS_KEPT = 64
 GateLeavingOut = Callable[[frozenset[int]], CleanGate]
 
 
@@ -152,7 +166,8 @@ class _GateParts:
     __slots__ = (
         "_after_pass",
         "_apart",
-        "_apart_failed",
+        "_apart_sets",
+        "_apart_tried",
         "_by_profiles",
         "_groups",
         "_leaving_out",
@@ -188,9 +203,12 @@ class _GateParts:
         self._structure = (compile_(both).is_valid, compile_(only_structure).is_valid)
         self._leaving_out = leaving_out
         self._apart = definition.apart
-        self._apart_failed: dict[tuple[int, ...], _Failed] = {}
-        """The failed parts of each set of the rows checked apart that documents failed (and nothing else): one
-        object for all of them, which the rule plans look their rows up by."""
+        self._apart_sets: dict[tuple[int, ...], _ApartSet] = {}
+        """Each set of the rows checked apart that documents failed: the check that a document fails exactly those,
+        and the failed parts of such a document (one object for all of them, which the rule plans look their rows up
+        by)."""
+        self._apart_tried: list[_ApartSet] = []
+        """The sets found last, first."""
         self.causes: list[Cause] = []
         """The causes compiled, the one found last first."""
         self._seen: dict[tuple[int, ...], int] = {}
@@ -213,21 +231,43 @@ class _GateParts:
 
     def apart_failed(self, document: dict[str, Any]) -> _Failed:
         """The failed parts of a document whose pass held and whose rows checked apart did not: those of them that
-        fail (the last without a check when the others hold), and the checks after the pass that fail."""
-        *asked, last = self._apart
-        row_check = self._row_check
-        rows = tuple(index for index in asked if not row_check(index)(document))
-        if not rows or not row_check(last)(document):
-            rows += (last,)
-        failed_apart = self._apart_failed.get(rows)
+        fail, and the checks after the pass that fail. The sets of those rows found last are tried first, one check
+        each; else the rows are asked one by one (the last without a check when the others hold)."""
+        failed_apart = next((found for check, found in self._apart_tried if check(document)), None)
         if failed_apart is None:
-            ids = frozenset(id(self._rows[index][0]) for index in rows)
-            failed_apart = self._apart_failed[rows] = ids, not self._by_profiles.isdisjoint(ids)
+            failed_apart = self._apart_set(self._apart_rows_failed(document))
         failed = self._after_pass_failed(document)
         if not failed:
             return failed_apart
         failed.update(failed_apart[0])
         return failed, not self._by_profiles.isdisjoint(failed)
+
+    def _apart_rows_failed(self, document: dict[str, Any]) -> tuple[int, ...]:
+        *asked, last = self._apart
+        row_check = self._row_check
+        rows = tuple(index for index in asked if not row_check(index)(document))
+        if not rows or not row_check(last)(document):
+            rows += (last,)
+        return rows
+
+    def _apart_set(self, rows: tuple[int, ...]) -> _Failed:
+        """The failed parts of a document that fails exactly these of the rows checked apart, and the check of that
+        set, tried first from now on."""
+        found = self._apart_sets.get(rows)
+        if found is None:
+            if len(self._apart_sets) >= _APART_SETS_KEPT:
+                self._apart_sets.clear()
+            failing = [{"not": self._rows[index][1]} for index in rows]
+            holding = rows_schema([self._rows[index] for index in self._apart if index not in rows])
+            check = self._schemas.compile({"allOf": [*failing, holding]}).is_valid
+            ids = frozenset(id(self._rows[index][0]) for index in rows)
+            found = self._apart_sets[rows] = (check, (ids, not self._by_profiles.isdisjoint(ids)))
+        tried = self._apart_tried
+        if found in tried:
+            tried.remove(found)
+        tried.insert(0, found)
+        del tried[APART_SETS_TRIED:]
+        return found[1]
 
     def of_cause(self, cause: Cause, document: dict[str, Any]) -> _Failed:
         """The failed parts of a document that fails the cause's rows and whose other parts hold, the structure and

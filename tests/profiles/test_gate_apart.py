@@ -13,7 +13,7 @@ import pytest
 from project_paths import DATA_DIR
 
 from profiles import load_installation
-from profiles.compiled_gate import APART_REFUSED
+from profiles.compiled_gate import APART_REFUSED, APART_SETS_TRIED
 from profiles.validator import Validator
 
 FAST = Validator()
@@ -66,6 +66,19 @@ def test_a_document_that_fails_only_rows_checked_apart_is_refused_apart(name: st
     assert FAST.gate_refusals([document]) == [(0, APART_REFUSED)]
     assert FAST.explain(document, known=APART_REFUSED) == expected
     assert FAST.validate(document) == expected
+
+
+def test_the_sets_found_last_explain_only_the_documents_that_fail_exactly_them() -> None:
+    """The sets of rows apart that documents failed are tried first: each document, after others that failed other
+    sets, some of them part of its own, is explained as alone."""
+    fast = Validator(FAST.contract, FAST.schemas)
+    names = sorted(APART_ONLY)
+    for order in (names, names[::-1], names[::2] + names[1::2], names):
+        for name in order:
+            document = APART_ONLY[name]
+            assert fast.explain(document, known=APART_REFUSED) == EXPLAINED.validate(document), name
+    gate = fast._gates["Party", "resource", None]
+    assert gate is not None and gate._parts is not None and len(gate._parts._apart_tried) == APART_SETS_TRIED
 
 
 @pytest.mark.parametrize("name", sorted(THE_PASS_TOO))
