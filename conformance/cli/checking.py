@@ -64,10 +64,10 @@ class Payloads:
 
 Unit = Lines | Span | FileBatch | Payloads
 LINES_TOGETHER = 16
-EXPLAIN_TOGETHER = 32
-"""Refused payloads explained together (conformance.cli.checking.Checker._explained)."""
 """NDJSON lines parsed and checked together: enough to share the cost of a pass over their text, few enough for
 their values to stay in the processor's cache."""
+EXPLAIN_TOGETHER = 8
+"""Refused payloads explained together (conformance.cli.checking.Checker._explained)."""
 Reported = tuple[Payload, list[Issue]] | ReadProblem
 
 
@@ -229,8 +229,8 @@ class Checker:
     def _explained(self, source: str, later: list[tuple[int, Any, Refusal]], reported: list[Reported]) -> int:
         """The refused payloads of `later` explained into `reported`; how many had nothing to report. Explained
         together, apart from the others (interleaved with them, each cost twice as much: the two paths' code and
-        data evicting each other), but a few dozen at a time: a thousand refused payloads' values kept until the end
-        of their unit had left the processor's caches by the time they were explained."""
+        data evicting each other), but a few at a time: the more refused payloads' values are kept, the more of them
+        have left the processor's caches by the time they are explained."""
         explain, clean = self._explain, 0
         for line, item, known in later:
             if type(item) is ReadProblem:
