@@ -23,9 +23,10 @@ every figure alike:
 4. with `--dask`, the Dask integration (conformance/cli/dask_validate.py) over the mix cut into 8 files on a
    LocalCluster of 1 and of 2 workers.
 
-Each figure is the median of `--repeat` runs, payloads a second; then the ratios of issue 39, each of two figures of
-this run: a warned payload's cost against a clean one's (goal <= 2), the mix's rate against the clean rate (goal
->= 0.8), and two jobs against one on the mix (goal >= 1.8).
+Each figure is the median of `--repeat` runs, payloads a second; then the ratios of issue 39, each the median of the
+ratios of its two commands' runs in each turn (a minute apart at most, where the speed of the shared machine drifts by
+a fifth over a run): a warned payload's cost against a clean one's (goal <= 2), the mix's rate against the clean rate
+(goal >= 0.8), and two jobs against one on the mix (goal >= 1.8).
 """
 
 from __future__ import annotations
@@ -82,16 +83,28 @@ def _eris(paths: list[str], output: str, jobs: int) -> list[str]:
     return [str(BIN / "eris"), "validate", "--jobs", str(jobs), "--format", output, *paths]
 
 
-def _in_turns(commands: dict[str, list[str]], repeat: int) -> tuple[dict[str, float], dict[str, float]]:
-    """Each command `repeat` times, all of them in turns (the order reversed every other round): median seconds, and
-    median CPU seconds (the command's and its workers')."""
-    runs: dict[str, list[tuple[float, int, int, float]]] = {name: [] for name in commands}
+Turns = dict[str, list[tuple[float, float]]]
+"""Of each command, its seconds and CPU seconds (the command's and its workers') in each turn."""
+
+
+def _in_turns(commands: dict[str, list[str]], repeat: int) -> Turns:
+    """Each command `repeat` times, all of them in turns (the order reversed every other round)."""
+    runs: Turns = {name: [] for name in commands}
     names = list(commands)
     for turn in range(repeat):
         for name in names if turn % 2 == 0 else reversed(names):
-            runs[name].append(_timed(commands[name]))
-    wall = {name: statistics.median(run[0] for run in timed) for name, timed in runs.items()}
-    return wall, {name: statistics.median(run[3] for run in timed) for name, timed in runs.items()}
+            seconds, _, _, cpu = _timed(commands[name])
+            runs[name].append((seconds, cpu))
+    return runs
+
+
+def _ratio(turns: Turns, numerator: str, denominator: str, cpu: bool = False) -> float:
+    """The median of the turns' ratios of two commands' seconds: the two runs of a turn are a minute apart at most,
+    so a slower minute of the shared machine weighs on both."""
+    at = 1 if cpu else 0
+    return statistics.median(
+        top[at] / bottom[at] for top, bottom in zip(turns[numerator], turns[denominator], strict=True)
+    )
 
 
 def _check_jsonschema(by_type: dict[str, list[str]], schemas: dict[str, str], repeat: int) -> tuple[float, int]:
@@ -203,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         commands |= {f"mix {output} 2": _eris([str(ndjson["mix"])], output, 2) for output in FORMATS}
         commands |= {f"files text {jobs}": _eris([str(root / "files")], "text", jobs) for jobs in (1, 2)}
-        seconds, cpu = _in_turns(commands, args.repeat)
+        turns = _in_turns(commands, args.repeat)
+        seconds = {name: statistics.median(run[0] for run in runs) for name, runs in turns.items()}
         rates = {name: (files if name.startswith("files") else args.count) / value for name, value in seconds.items()}
         print(f"\npayloads/s, medians of {args.repeat} runs in turns:")
         print(f"{'format':8} {'clean':>9} {'warned':>9} {'mix':>9} {'mix -j2':>9}")
@@ -225,10 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     break
                 print(f"dask, LocalCluster of {workers} worker(s), the mix: {args.count / dask_seconds:,.0f}/s")
 
-    print("\nratios of issue 39 (each of two figures of this run):")
+    print("\nratios of issue 39 (each the median of its turns' ratios of two runs):")
     for output in FORMATS:
-        clean, warned, mix = (rates[f"{name} {output} 1"] for name in CORPORA)
-        cost, mix_rate, scaling = clean / warned, mix / clean, rates[f"mix {output} 2"] / mix
+        clean, warned, mix = (f"{name} {output} 1" for name in CORPORA)
+        two_jobs = f"mix {output} 2"
+        cost, mix_rate, scaling = _ratio(turns, warned, clean), _ratio(turns, clean, mix), _ratio(turns, mix, two_jobs)
         print(
             f"{output:6} a warned payload costs {cost:.2f}x a clean one (goal <= {GOAL_FINDING_COST:g}: "
             f"{_met(cost <= GOAL_FINDING_COST)}); the mix runs at {mix_rate:.2f}x the clean rate (goal >= "
@@ -237,10 +252,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     print("\nthe same by CPU seconds (the command's and its workers'; steadier than the clock on a busy machine):")
     for output in FORMATS:
-        clean, warned, mix = (cpu[f"{name} {output} 1"] for name in CORPORA)
+        clean, warned, mix = (f"{name} {output} 1" for name in CORPORA)
         print(
-            f"{output:6} a warned payload {warned / clean:.2f}x a clean one's CPU; the mix {clean / mix:.2f}x the "
-            f"clean rate; --jobs 2 costs {cpu[f'mix {output} 2'] / mix:.2f}x the CPU of --jobs 1 on the mix"
+            f"{output:6} a warned payload {_ratio(turns, warned, clean, cpu=True):.2f}x a clean one's CPU; the mix "
+            f"{_ratio(turns, clean, mix, cpu=True):.2f}x the clean rate; --jobs 2 costs "
+            f"{_ratio(turns, f'mix {output} 2', mix, cpu=True):.2f}x the CPU of --jobs 1 on the mix"
         )
     print(f"load average after: {load_average()} (2 shared cores: other work slows every figure)")
     return 0
