@@ -55,8 +55,8 @@ GateLeavingOut = Callable[[frozenset[int]], CleanGate]
 
 
 class CompiledGate:
-    """A compiled clean gate: its pass, the checks after it, and (compiled when it first refuses a document) the checks
-    of its parts that say which of them a refused document failed."""
+    """A compiled clean gate: its pass, the check of its rows apart, the checks after them, and (compiled when it first
+    refuses a document) the checks of its parts that say which of them a refused document failed."""
 
     __slots__ = ("_leaving_out", "_parts", "_schemas", "_structure", "apart", "definition", "holds", "is_valid")
 
