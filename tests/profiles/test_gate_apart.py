@@ -5,12 +5,8 @@ rows one by one (the last of them only when the others hold), reports exactly wh
 
 from __future__ import annotations
 
-import copy
-import json
-from typing import Any
-
 import pytest
-from project_paths import DATA_DIR
+from contractor_changes import CONTRACTOR, FOREIGN, UNNAMED_KEY, changed
 
 from profiles import load_installation
 from profiles.compiled_gate import APART_REFUSED, APART_SETS_TRIED
@@ -18,43 +14,23 @@ from profiles.validator import Validator
 
 FAST = Validator()
 EXPLAINED = Validator(FAST.contract, FAST.schemas, fast_path=False)
-CONTRACTOR = json.loads((DATA_DIR / "examples" / "party-contractor.json").read_text(encoding="utf-8"))
 PESEL = {"system": load_installation().placeholders()["pesel_system"], "value": "44051401359"}
-UNNAMED_KEY = "urn:oid:1.2.616.1.113769.4.7.999999"
-FOREIGN = "urn:oid:1.2.616.1.113769.4.79.1"
-
-
-def _changed(**changes: Any) -> dict[str, Any]:
-    document = copy.deepcopy(CONTRACTOR)
-    for name, value in changes.items():
-        if name == "system":
-            document["identifier"][0]["system"] = value
-        elif name == "nip":
-            document["identifier"][1]["value"] = value
-        elif name in ("owner", "partOf"):
-            reference = {"type": "Party", "identifier": value}
-            document[name] = [reference] if name == "owner" else reference
-        elif name == "status":
-            document["status"]["coding"][0]["code"] = value
-        else:
-            document[name] = value
-    return document
 
 
 APART_ONLY = {
-    "a key the configuration does not name": _changed(system=UNNAMED_KEY),
-    "another installation's namespace": _changed(system=FOREIGN),
-    "an owner by PESEL": _changed(owner=PESEL),
-    "an owner in another installation": _changed(owner={"system": FOREIGN, "value": "1"}),
-    "partOf by PESEL (the last row checked apart)": _changed(partOf=PESEL),
-    "a foreign namespace and an owner by PESEL": _changed(system=FOREIGN, owner=PESEL),
-    "an owner and partOf by PESEL (the last row and one before it)": _changed(owner=PESEL, partOf=PESEL),
-    "every row checked apart": _changed(system=UNNAMED_KEY, owner=PESEL, partOf={"system": FOREIGN, "value": "1"}),
-    "an owner by PESEL and a NIP check digit": _changed(owner=PESEL, nip="5260250275"),
+    "a key the configuration does not name": changed(system=UNNAMED_KEY),
+    "another installation's namespace": changed(system=FOREIGN),
+    "an owner by PESEL": changed(owner=PESEL),
+    "an owner in another installation": changed(owner={"system": FOREIGN, "value": "1"}),
+    "partOf by PESEL (the last row checked apart)": changed(partOf=PESEL),
+    "a foreign namespace and an owner by PESEL": changed(system=FOREIGN, owner=PESEL),
+    "an owner and partOf by PESEL (the last row and one before it)": changed(owner=PESEL, partOf=PESEL),
+    "every row checked apart": changed(system=UNNAMED_KEY, owner=PESEL, partOf={"system": FOREIGN, "value": "1"}),
+    "an owner by PESEL and a NIP check digit": changed(owner=PESEL, nip="5260250275"),
 }
 THE_PASS_TOO = {
-    "an owner by PESEL and a status out of its value set": _changed(owner=PESEL, status="x"),
-    "a foreign namespace and an element not of the type": _changed(system=FOREIGN, extension=[{"url": "x"}]),
+    "an owner by PESEL and a status out of its value set": changed(owner=PESEL, status="x"),
+    "a foreign namespace and an element not of the type": changed(system=FOREIGN, extension=[{"url": "x"}]),
 }
 
 

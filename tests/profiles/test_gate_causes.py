@@ -4,53 +4,28 @@ recognition too, or fails nothing, is explained as if no cause were remembered (
 
 from __future__ import annotations
 
-import copy
-import json
-from typing import Any
-
 import pytest
-from project_paths import DATA_DIR
+from contractor_changes import UNNAMED_KEY, changed
 
 from profiles.compiled_gate import Cause
 from profiles.validator import Validator
 
-CONTRACTOR = json.loads((DATA_DIR / "examples" / "party-contractor.json").read_text(encoding="utf-8"))
-UNNAMED_KEY = "urn:oid:1.2.616.1.113769.4.7.999999"
-STATUS = "https://erp.example.com/fhir/vocab/party-status"
-
-
-def _changed(**changes: Any) -> dict[str, Any]:
-    document = copy.deepcopy(CONTRACTOR)
-    for name, value in changes.items():
-        if name == "system":
-            document["identifier"][0]["system"] = value
-        elif name == "nip":
-            document["identifier"][1]["value"] = value
-        elif name == "status":
-            document["status"] = {"coding": [{"system": STATUS, "code": value}]}
-        elif value is None:
-            del document[name]
-        else:
-            document[name] = value
-    return document
-
-
-CAUSED = _changed(status="x")
+CAUSED = changed(status="x")
 """One finding of a row of the gate's pass (binding-code-not-in-value-set): the cause the gate learns. (The rows
 checked apart never make a cause: a document that fails only them is known without one.)"""
 DOCUMENTS = {
-    "the cause alone, again": _changed(status="x"),
-    "the cause and a key the configuration does not name (a row checked apart)": _changed(
+    "the cause alone, again": changed(status="x"),
+    "the cause and a key the configuration does not name (a row checked apart)": changed(
         status="x", system=UNNAMED_KEY
     ),
-    "the cause and a NIP check digit": _changed(status="x", nip="5260250275"),
-    "the cause and no id (structure)": _changed(status="x", id=None),
-    "the cause and no category (recognition)": _changed(status="x", category=None, meta=None),
-    "the cause and an element not of the type": _changed(status="x", extension=[{"url": "x"}]),
-    "another code of the same binding": _changed(status="y"),
-    "a key the configuration does not name alone": _changed(system=UNNAMED_KEY),
-    "a NIP check digit alone": _changed(nip="5260250275"),
-    "nothing": _changed(),
+    "the cause and a NIP check digit": changed(status="x", nip="5260250275"),
+    "the cause and no id (structure)": changed(status="x", id=None),
+    "the cause and no category (recognition)": changed(status="x", category=None, meta=None),
+    "the cause and an element not of the type": changed(status="x", extension=[{"url": "x"}]),
+    "another code of the same binding": changed(status="y"),
+    "a key the configuration does not name alone": changed(system=UNNAMED_KEY),
+    "a NIP check digit alone": changed(nip="5260250275"),
+    "nothing": changed(),
 }
 
 
