@@ -97,13 +97,12 @@ def clean_gate(
             by_profiles.append(spec)
         if schema is None:
             unstated.setdefault(spec["rule"], []).append(spec)
-        elif kinds[spec["rule"]].checked_apart:
+            continue
+        if kinds[spec["rule"]].checked_apart:
             apart.append(len(rows))
-            rows.append((spec, schema))
-        else:
-            rows.append((spec, schema))
-            if id(spec) not in leaving_out:
-                parts.append(schema)
+        elif id(spec) not in leaving_out:
+            parts.append(schema)
+        rows.append((spec, schema))
     for profile in candidates:
         of_profile = []
         for spec in _checking(profile.rules, context):
