@@ -229,3 +229,17 @@ def test_json_the_strict_intake_refuses_is_reported_as_unreadable_not_a_tracebac
     assert main(["validate", str(path)]) == 2
     captured = capsys.readouterr()
     assert named in captured.out and "Traceback" not in captured.err
+
+
+def test_a_run_of_validate_imports_no_event_loop_nor_package_metadata(files):
+    """asyncio (serve and proxy only) and importlib.metadata (the version, in JSON and SARIF reports) were a third of
+    the start of every `eris validate`, which a run with --jobs 2 pays before its workers fork."""
+    path = files("party.json", CONTRACTOR)
+    code = (
+        "import sys\n"
+        "from conformance.cli import main\n"
+        f"status = main(['validate', {path!r}])\n"
+        "print(status, sorted({'asyncio', 'importlib.metadata'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.splitlines()[-1] == "0 []"
