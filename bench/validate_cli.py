@@ -100,13 +100,24 @@ def _in_turns(commands: dict[str, list[str]], repeat: int) -> Turns:
     return runs
 
 
-def _ratio(turns: Turns, numerator: str, denominator: str, cpu: bool = False) -> float:
-    """The median of the turns' ratios of two commands' seconds: the two runs of a turn follow each other, so a
-    slower minute of the shared machine weighs on both."""
+def _ratios(turns: Turns, numerator: str, denominator: str, cpu: bool = False) -> list[float]:
+    """The turns' ratios of two commands' seconds: the two runs of a turn follow each other, so a slower minute of
+    the shared machine weighs on both."""
     at = 1 if cpu else 0
-    return statistics.median(
-        top[at] / bottom[at] for top, bottom in zip(turns[numerator], turns[denominator], strict=True)
-    )
+    return [top[at] / bottom[at] for top, bottom in zip(turns[numerator], turns[denominator], strict=True)]
+
+
+def _ratio(turns: Turns, numerator: str, denominator: str, cpu: bool = False) -> float:
+    return statistics.median(_ratios(turns, numerator, denominator, cpu))
+
+
+def _spread(turns: Turns, numerator: str, denominator: str) -> str:
+    """The quartiles of the turns' ratios: how far one run's figure may stray on this machine."""
+    ratios = _ratios(turns, numerator, denominator)
+    if len(ratios) < 2:
+        return ""
+    low, _, high = statistics.quantiles(ratios, n=4, method="inclusive")
+    return f" ({low:.2f}-{high:.2f})"
 
 
 def _check_jsonschema(by_type: dict[str, list[str]], schemas: dict[str, str], repeat: int) -> tuple[float, int]:
@@ -243,16 +254,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                     break
                 print(f"dask, LocalCluster of {workers} worker(s), the mix: {args.count / dask_seconds:,.0f}/s")
 
-    print("\nratios of issue 39 (each the median of its turns' ratios of two runs):")
+    print("\nratios of issue 39 (each the median of its turns' ratios of two runs, their quartiles in brackets):")
     for output in FORMATS:
         clean, warned, mix = (f"{name} {output} 1" for name in CORPORA)
         two_jobs = f"mix {output} 2"
         cost, mix_rate, scaling = _ratio(turns, warned, clean), _ratio(turns, clean, mix), _ratio(turns, mix, two_jobs)
         print(
-            f"{output:6} a warned payload costs {cost:.2f}x a clean one (goal <= {GOAL_FINDING_COST:g}: "
-            f"{_met(cost <= GOAL_FINDING_COST)}); the mix runs at {mix_rate:.2f}x the clean rate (goal >= "
-            f"{GOAL_MIX_RATE:g}: {_met(mix_rate >= GOAL_MIX_RATE)}); --jobs 2 / --jobs 1 on the mix {scaling:.2f}x "
-            f"(goal >= {GOAL_SCALING:g}: {_met(scaling >= GOAL_SCALING)})"
+            f"{output:6} a warned payload costs {cost:.2f}x{_spread(turns, warned, clean)} a clean one (goal <= "
+            f"{GOAL_FINDING_COST:g}: {_met(cost <= GOAL_FINDING_COST)}); the mix runs at {mix_rate:.2f}x"
+            f"{_spread(turns, clean, mix)} the clean rate (goal >= {GOAL_MIX_RATE:g}: {_met(mix_rate >= GOAL_MIX_RATE)}"
+            f"); --jobs 2 / --jobs 1 on the mix {scaling:.2f}x{_spread(turns, mix, two_jobs)} (goal >= "
+            f"{GOAL_SCALING:g}: {_met(scaling >= GOAL_SCALING)})"
         )
     print("\nthe same by CPU seconds (the command's and its workers'; steadier than the clock on a busy machine):")
     for output in FORMATS:
