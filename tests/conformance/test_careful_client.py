@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import subprocess
 import time
 import tracemalloc
@@ -33,7 +32,7 @@ from hostile_targets import (
     served,
     trickle,
 )
-from project_paths import eris_command
+from project_paths import eris_command, run_certify
 from serve_fixtures import RunningServer, running, seeded_settings
 
 from conformance.catalogue.requirements import load_catalogue
@@ -194,15 +193,8 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServe
 
 def _certify(target: str, out: Path, *options: str) -> tuple[subprocess.CompletedProcess[str], float]:
     started = time.monotonic()
-    done = subprocess.run(
-        [*eris_command(), "certify", "--target", target, "--report-dir", str(out), "--examples", "0", "-q", *options],
-        cwd=out.parent,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        stdin=subprocess.DEVNULL,
-    )
+    arguments = ("--target", target, "--report-dir", str(out), "--examples", "0", "-q", *options)
+    done = run_certify(*arguments, timeout=RUN_TIMEOUT, cwd=out.parent)
     return done, time.monotonic() - started
 
 

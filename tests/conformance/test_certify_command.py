@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import socket
 import subprocess
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 from handler_servers import serving_handler
 from markupsafe import escape
-from project_paths import eris_command
+from project_paths import run_certify
 from small_certifications import SCRIPT, assert_only_the_reports_own_script, requirements_by_id, write_suite
 
 from conformance.cli import main
@@ -113,15 +112,7 @@ PROBE_SUITE = {
 
 
 def _run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*eris_command(), "certify", *arguments],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        stdin=subprocess.DEVNULL,
-    )
+    return run_certify(*arguments, timeout=RUN_TIMEOUT, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

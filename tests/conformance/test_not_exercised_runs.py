@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from handler_servers import serving_handler
-from project_paths import eris_command
+from project_paths import run_certify
 
 from conformance.certification.judgement import WHOLE_SUITE
 from conformance.evidence.outcomes import TO_EXERCISE, what_would_exercise
@@ -24,15 +23,7 @@ WAREHOUSE = "[data] warehouse_document: the identifier (system|value) of a wareh
 
 
 def _run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*eris_command(), "certify", "--quiet", *arguments],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        stdin=subprocess.DEVNULL,
-    )
+    return run_certify("--quiet", *arguments, timeout=RUN_TIMEOUT, cwd=cwd)
 
 
 def test_a_run_without_the_property_phase_lists_what_would_exercise_it_everywhere(tmp_path):

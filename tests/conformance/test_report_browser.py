@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from hostile_reports import FAILED_TEST, MARKUP, hostile_certification
-from project_paths import eris_command
+from project_paths import run_certify
 
 from conformance.certification.html_report import to_html
 from conformance.certification.judgement import WHOLE_SUITE
@@ -56,14 +55,7 @@ def report(tmp_path_factory) -> Path:
         config.write_text(description, encoding="utf-8")
         selection = [option for requirement in SELECTION for option in ("--requirement", requirement)]
         options = ["--config", str(config), *selection, "--examples", "0", "-q", "--report-dir", str(folder / "out")]
-        result = subprocess.run(
-            [*eris_command(), "certify", *options],
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        )
+        result = run_certify(*options, timeout=RUN_TIMEOUT)
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]  # non-conformant
     assert re.search(
         r"\d+ passed, \d+ partly-exercised, 1 failed, 0 skipped, \d+ not-tested, [1-9]\d* not-applicable", result.stdout

@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
-import os
 import socket
 import subprocess
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from handler_servers import serving_handler
-from project_paths import ROOT, eris_command
+from project_paths import ROOT, run_certify
 
 from conformance.client.bounded_http import BoundedClient
 from conformance.configuration.settings import DEFAULT_CONCURRENCY
@@ -106,15 +105,8 @@ def _latency_proxy():
 def _certify(
     url: str, description: Path, report_dir: Path, *options: str
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
-    command = [*eris_command(), "certify", "--target", url, "--config", str(description), *options]
-    done = subprocess.run(
-        [*command, "--report-dir", str(report_dir), "--seed", SEED, "--examples", EXAMPLES, "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        stdin=subprocess.DEVNULL,
-    )
+    command = ["--target", url, "--config", str(description), *options, "--report-dir", str(report_dir)]
+    done = run_certify(*command, "--seed", SEED, "--examples", EXAMPLES, "--quiet", timeout=RUN_TIMEOUT)
     path = report_dir / "certification.json"
     assert path.exists(), done.stdout + done.stderr
     return done, json.loads(path.read_text("utf-8"))
@@ -169,15 +161,8 @@ def test_a_worker_that_cannot_go_on_says_why_in_one_line(tmp_path):
     with EmbeddedReference() as reference, socket.socket() as taken:
         taken.bind(("127.0.0.1", reference.receiver_port))
         taken.listen()
-        command = [*eris_command(), "certify", "--target", reference.base_url, "--config", str(reference.description)]
-        done = subprocess.run(
-            [*command, "--suite", str(suite), "--report-dir", str(tmp_path / "out"), "--workers", "2", "--quiet"],
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            env={**os.environ, "PYTHONWARNINGS": "ignore"},
-            stdin=subprocess.DEVNULL,
-        )
+        command = ["--target", reference.base_url, "--config", str(reference.description), "--suite", str(suite)]
+        done = run_certify(*command, "--report-dir", str(tmp_path / "out"), "--workers", "2", "-q", timeout=RUN_TIMEOUT)
     assert done.returncode == 2, done.stdout + done.stderr
     reason = done.stderr.strip().splitlines()[-1]
     assert reason.startswith(f"eris: the receiver cannot listen on 127.0.0.1:{reference.receiver_port}"), reason

@@ -5,7 +5,6 @@ of another installation. Real servers of the reference implementation (tests/ins
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import tomllib
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 from installation_servers import OTHER_INSTALLATION, OWN_SHAPE, serving, tokens, two_installations
-from project_paths import eris_command
+from project_paths import run_certify
 
 from conformance.cli import main
 from conformance.configuration.target import load_target
@@ -29,15 +28,7 @@ RUN_TIMEOUT = 600
 
 
 def _certify(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*eris_command(), "certify", "--seed", "1", *arguments],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        stdin=subprocess.DEVNULL,
-    )
+    return run_certify("--seed", "1", *arguments, timeout=RUN_TIMEOUT, cwd=cwd)
 
 
 def _description(path: Path, base_url: str, body: str = "") -> Path:

@@ -6,13 +6,11 @@ it."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 
 import pytest
-from project_paths import eris_command
+from project_paths import run_certify
 from serve_fixtures import RunningServer, running, seeded_settings
 
 pytestmark = pytest.mark.slow  # a certification of its own
@@ -30,14 +28,8 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServe
 
 def test_a_run_without_a_token_is_incomplete_with_no_failed_requirement(reference, tmp_path):
     out = tmp_path / "certification"
-    done = subprocess.run(
-        [*eris_command(), "certify", "--target", reference.url, "--report-dir", str(out), *PROPERTY_PHASE, "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        stdin=subprocess.DEVNULL,
+    done = run_certify(
+        "--target", reference.url, "--report-dir", str(out), *PROPERTY_PHASE, "-q", timeout=RUN_TIMEOUT, cwd=tmp_path
     )
     assert done.returncode == 3, done.stdout[-3000:] + done.stderr[-3000:]
     summary = json.loads((out / "certification.json").read_text())["summary"]
