@@ -21,3 +21,27 @@ def serving_handler(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+class ServesNothing(BaseHTTPRequestHandler):
+    """A target with no data: every read an empty envelope, every write refused (a reachable target for runs that
+    stop early, or that find nothing to exercise)."""
+
+    def do_GET(self):
+        body = b'{"items": [], "nextToken": null}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _refused(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(400)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_POST = do_PATCH = do_PUT = do_DELETE = _refused
+
+    def log_message(self, *args):
+        pass

@@ -8,11 +8,10 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from handler_servers import serving_handler
+from handler_servers import ServesNothing, serving_handler
 from markupsafe import escape
 from project_paths import run_certify
 from small_certifications import SCRIPT, assert_only_the_reports_own_script, requirements_by_id, write_suite
@@ -258,24 +257,9 @@ def test_a_k_selecting_nothing_and_a_bad_k_are_exit_2(embedded_run, stub_target,
     assert broken.stderr.strip().splitlines()[-1].startswith("eris: pytest refused the options of the run")
 
 
-class _StubTarget(BaseHTTPRequestHandler):
-    """Answers every GET with an empty read envelope: a reachable target for runs that stop early."""
-
-    def do_GET(self):
-        body = b'{"items": [], "nextToken": null}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def stub_target() -> Iterator[str]:
-    with serving_handler(_StubTarget) as url:
+    with serving_handler(ServesNothing) as url:
         yield url
 
 
@@ -313,7 +297,7 @@ def test_end_to_end_with_workers_the_node_ids_are_those_of_a_plain_run(embedded_
     )
 
 
-class _FragileTarget(_StubTarget):
+class _FragileTarget(ServesNothing):
     """Reads answer an empty envelope; every write fails inside the service (500), as a target without a strict
     JSON intake does on a body nested 2,000 deep."""
 

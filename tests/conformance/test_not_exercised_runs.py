@@ -6,11 +6,10 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from handler_servers import serving_handler
+from handler_servers import ServesNothing, serving_handler
 from project_paths import run_certify
 
 from conformance.certification.judgement import WHOLE_SUITE
@@ -56,32 +55,9 @@ def test_a_run_without_the_property_phase_lists_what_would_exercise_it_everywher
     assert items == [gen[0]["to_exercise"], WHOLE_SUITE]
 
 
-class _ServesNothing(BaseHTTPRequestHandler):
-    """A target with no data: every read an empty envelope, every write refused."""
-
-    def do_GET(self):
-        body = b'{"items": [], "nextToken": null}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _refused(self):
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(400)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_POST = do_PATCH = do_PUT = do_DELETE = _refused
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def serves_nothing() -> Iterator[str]:
-    with serving_handler(_ServesNothing) as url:
+    with serving_handler(ServesNothing) as url:
         yield url
 
 
