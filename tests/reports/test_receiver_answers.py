@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.client
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -13,18 +12,6 @@ import pytest
 from receiver_requests import notification_about, part_files
 
 from reports.receiver import Receiver
-
-
-@pytest.fixture
-def receiver(tmp_path: Path) -> Iterator[Receiver]:
-    with Receiver(tmp_path / "deliveries") as started:
-        yield started
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=30) as session:
-        yield session
 
 
 def test_fail_next_answers_the_status_then_serves_again(receiver: Receiver, client: httpx.Client) -> None:

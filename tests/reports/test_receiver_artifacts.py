@@ -17,18 +17,6 @@ from receiver_requests import part_files, post_later
 from reports.receiver import Receiver
 
 
-@pytest.fixture
-def receiver(tmp_path: Path) -> Iterator[Receiver]:
-    with Receiver(tmp_path / "deliveries") as started:
-        yield started
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=30) as session:
-        yield session
-
-
 def _eventually(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
     """Whether ``condition`` becomes true within ``timeout``: for states the receiver reaches on its own thread
     with nothing to wait on (a file removed after a broken upload)."""

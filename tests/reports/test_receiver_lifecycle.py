@@ -4,25 +4,12 @@ from __future__ import annotations
 
 import errno
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from reports.receiver import Delivery, Receiver, ReceiverStartError
-
-
-@pytest.fixture
-def receiver(tmp_path: Path) -> Iterator[Receiver]:
-    with Receiver(tmp_path / "deliveries") as started:
-        yield started
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=30) as session:
-        yield session
 
 
 def test_a_new_receiver_can_listen_on_the_port_of_a_stopped_one(tmp_path: Path, client: httpx.Client) -> None:

@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import httpx
 import pytest
 from receiver_requests import notification_about, post_later
 
 from reports.receiver import Receiver
-
-
-@pytest.fixture
-def receiver(tmp_path: Path) -> Iterator[Receiver]:
-    with Receiver(tmp_path / "deliveries") as started:
-        yield started
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=30) as session:
-        yield session
 
 
 def test_notifications_are_recorded_and_waited_on(receiver: Receiver, client: httpx.Client) -> None:
