@@ -17,7 +17,7 @@ def test_post_reports_with_a_valid_token_gets_past_authentication() -> None:
     with running() as server:
         token = mint_token(server.app[APPLICATION_KEYS].private_key, subject="integrator", rights=[REPORT_RIGHT])
         response = server.client.post("/v1/reports", json={}, headers={"Authorization": f"Bearer {token}"})
-        # past authentication, an empty order is refused for its missing reportId (test_serve_reports.py)
+        # past authentication, an empty order is refused for its missing reportId (test_serve_report_statuses.py)
         assert "report type not found" in assert_problem(response, 404)["detail"]
 
 

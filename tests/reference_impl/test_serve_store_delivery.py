@@ -12,16 +12,8 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 from cryptography.hazmat.primitives.asymmetric import rsa
 from serve_fixtures import running, seeded_settings
+from serve_reports_fixtures import FAST_RETRIES, accepted, open_independently, order, order_state, post, wait_for_state
 from store_fixtures import provided
-from test_serve_reports import (
-    FAST_RETRIES,
-    _order_state,
-    _wait_for_state,
-    accepted,
-    open_independently,
-    order,
-    post,
-)
 
 from conformance.stores import Azurite, Samba
 from conformance.stores.azurite import ACCOUNT_KEY
@@ -54,7 +46,7 @@ def test_an_order_into_blob_storage_arrives_and_opens(azurite, integrator_key, c
     container = container_of(azurite)
     with caplog.at_level(logging.DEBUG), running() as server:
         execution_id, sealed = accepted(post(server, blob_order(azurite, container, integrator_key)))
-        _wait_for_state(server, execution_id, "delivered")
+        wait_for_state(server, execution_id, "delivered")
     stored = blobs(azurite, container)
     assert list(stored) == [f"finance/2024/{execution_id}.csv.enc"]
     assert open_independently(integrator_key, sealed, stored[f"finance/2024/{execution_id}.csv.enc"]).count(b"\n") > 1
@@ -66,7 +58,7 @@ def test_an_order_into_an_smb_share_arrives_and_opens(samba, integrator_key, cap
     storage = {"type": "smb", "connectionString": samba.url(folder)}
     with caplog.at_level(logging.DEBUG), running() as server:
         execution_id, sealed = accepted(post(server, order(integrator_key, storage=storage)))
-        _wait_for_state(server, execution_id, "delivered")
+        wait_for_state(server, execution_id, "delivered")
     written = samba.folder / folder
     assert [p.name for p in written.iterdir()] == [f"{execution_id}.parquet.enc"]
     open_independently(integrator_key, sealed, (written / f"{execution_id}.parquet.enc").read_bytes())
@@ -82,7 +74,7 @@ def test_a_blob_store_down_at_run_time_gets_the_artifact_once_when_back(integrat
             row = _wait_for_attempts(server, execution_id, 2)
         assert row.state == "generated" and "blob" in row.last_error and ACCOUNT_KEY not in row.last_error
         azurite.start()
-        _wait_for_state(server, execution_id, "delivered")
+        wait_for_state(server, execution_id, "delivered")
         stored = blobs(azurite, container)
         assert list(stored) == [f"finance/2024/{execution_id}.csv.enc"]
         open_independently(integrator_key, sealed, stored[f"finance/2024/{execution_id}.csv.enc"])
@@ -98,7 +90,7 @@ def test_an_smb_share_down_at_run_time_gets_the_artifact_once_when_back(integrat
             row = _wait_for_attempts(server, execution_id, 2)
         assert row.state == "generated" and "smb://" in row.last_error and samba.password not in row.last_error
         samba.start()
-        _wait_for_state(server, execution_id, "delivered")
+        wait_for_state(server, execution_id, "delivered")
         written = samba.folder / "late"
         assert [p.name for p in written.iterdir()] == [f"{execution_id}.parquet.enc"]
         open_independently(integrator_key, sealed, (written / f"{execution_id}.parquet.enc").read_bytes())
@@ -108,8 +100,8 @@ def test_an_smb_share_down_at_run_time_gets_the_artifact_once_when_back(integrat
 def _wait_for_attempts(server, execution_id: str, attempts: int, timeout: float = 30.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        row = _order_state(server, execution_id)
+        row = order_state(server, execution_id)
         if row is not None and row.attempts >= attempts:
             return row
         time.sleep(0.05)
-    pytest.fail(f"order {execution_id} made fewer than {attempts} attempts: {_order_state(server, execution_id)}")
+    pytest.fail(f"order {execution_id} made fewer than {attempts} attempts: {order_state(server, execution_id)}")
