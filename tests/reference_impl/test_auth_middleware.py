@@ -14,17 +14,7 @@ from cryptography.hazmat.primitives import serialization
 
 from reference_impl.auth import AuthPolicy, auth_middleware, claims_of, require_right
 from reference_impl.problems import PROBLEM_JSON, STATUS_TYPES, TITLES
-from reference_impl.tokens import REPORT_RIGHT, ApplicationKeys, TokenVerifier
-
-
-@pytest.fixture(scope="module")
-def keys():
-    return ApplicationKeys.generate()
-
-
-@pytest.fixture(scope="module")
-def other_keys():
-    return ApplicationKeys.generate()
+from reference_impl.tokens import REPORT_RIGHT, TokenVerifier
 
 
 async def _whoami(request: web.Request) -> web.Response:

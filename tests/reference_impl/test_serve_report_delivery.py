@@ -23,11 +23,6 @@ from reports.receiver import Receiver
 
 
 @pytest.fixture(scope="module")
-def integrator_key() -> rsa.RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=4096)
-
-
-@pytest.fixture(scope="module")
 def server():
     with running() as running_server:
         yield running_server

@@ -6,19 +6,12 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
 from serve_fixtures import running, seeded_settings
 from serve_reports_fixtures import FAST_RETRIES, accepted, open_independently, order, order_state, post, wait_for_state
 
 from reference_impl.report_orders import REPORTS
 from reports.delivery import EXECUTION_ID_HEADER
 from reports.receiver import Receiver
-
-
-@pytest.fixture(scope="module")
-def integrator_key() -> rsa.RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=4096)
 
 
 def test_a_receiver_answering_500_gets_the_artifact_when_it_recovers(tmp_path, integrator_key):

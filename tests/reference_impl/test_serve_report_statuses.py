@@ -17,11 +17,6 @@ STANDARD_400_TYPE = "https://tools.ietf.org/html/rfc9110#section-15.5.1"
 
 
 @pytest.fixture(scope="module")
-def integrator_key() -> rsa.RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=4096)
-
-
-@pytest.fixture(scope="module")
 def server():
     with running() as running_server:
         yield running_server

@@ -12,17 +12,7 @@ from auth_tokens import NOW, b64url, claims_payload, minted_token, unsigned_toke
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 
-from reference_impl.tokens import LEEWAY_SECONDS, REPORT_RIGHT, ApplicationKeys, Claims, InvalidToken, TokenVerifier
-
-
-@pytest.fixture(scope="module")
-def keys():
-    return ApplicationKeys.generate()
-
-
-@pytest.fixture(scope="module")
-def other_keys():
-    return ApplicationKeys.generate()
+from reference_impl.tokens import LEEWAY_SECONDS, REPORT_RIGHT, Claims, InvalidToken, TokenVerifier
 
 
 @pytest.fixture(scope="module")
