@@ -15,7 +15,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from corpus import pesel, served
+from corpus import served
+from payload_parts import pesel
 
 from profiles import load_installation
 from profiles.installation import INSTALLATION_OID_ARC
