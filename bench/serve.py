@@ -35,35 +35,31 @@ on the machine as busy as it was during the run.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import cProfile
 import os
 import platform
 import pstats
 import random
-import re
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from importlib.metadata import version
 from pathlib import Path
-from urllib.parse import quote
 
 from machine import checkout_state, load_average
+from serve_load import Run, check_constant, cycler, run_wrk, timed, workloads
+from serve_processes import FIXED_PARTIES, TRIVIAL_PATH, build_database, run_server, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
-# bench/ is first on the path when this file runs as a script, and bench/reports.py would hide the reports
-# package that the reference implementation imports; the checkout's own packages come first instead
+# bench/ is first on the path when this file runs as a script (the siblings above come from there), and
+# bench/reports.py would hide the reports package that the reference implementation imports; the checkout's own
+# packages come first instead
 sys.path[:] = [str(ROOT), *(entry for entry in sys.path if Path(entry or ".").resolve() != ROOT / "bench")]
-FIXED_PARTIES = 34
-"""Parties of the seed data set without `large`."""
 TARGET_RATE = 3_000
 TARGET_RATIO = 1.5
 TARGET_LIST_RATE = 2_000
@@ -71,342 +67,6 @@ TARGET_LIST_SIZE = 100_000
 """List reads (b) per second at this many parties (issue 16)."""
 TARGET_SHARE_OF_TRIVIAL = 0.60
 """Identifier reads (a) per second as a share of the trivial aiohttp GET of the same run (issue 16)."""
-TRIVIAL_PATH = b"/trivial"
-TRIVIAL_BODY = b'{"status":"ok"}'
-HOST = "127.0.0.1"
-SAMPLE = 5_000
-"""Random large-set parties whose identifiers workload (a) asks for."""
-
-
-# -- the child processes: build a database, serve it ----------------------------------------------
-
-
-def _build(size: int, path: str) -> None:
-    """Seed a new database file exactly as `eris serve --db PATH --seed large:N` does on first start."""
-    from aiohttp import web
-
-    from reference_impl.app import ServerSettings, create_app
-    from reference_impl.seed import seed_resources
-
-    large = size - FIXED_PARTIES
-    app = create_app(ServerSettings(db=path, seed=lambda contract: seed_resources(contract, large=large)))
-
-    async def build() -> None:
-        runner = web.AppRunner(app, handle_signals=False)
-        await runner.setup()  # the startup context opens the store and loads the seed into the empty file
-        await runner.cleanup()
-
-    asyncio.run(build())
-
-
-def _serve(path: str | None, cpu: int | None, profile: str | None, answer_cache: bool = True) -> None:
-    """Serve an existing database on a free port of 127.0.0.1 until SIGTERM; print `ready PORT`. With
-    `profile`, the whole life of the server runs under cProfile, whose statistics go to that file. Without
-    a database, the trivial server: GET TRIVIAL_PATH answers TRIVIAL_BODY, nothing else runs. Without
-    `answer_cache`, every identifier read is answered from SQLite (ServerSettings.answer_cache_bytes = 0)."""
-    if cpu is not None:
-        os.sched_setaffinity(0, {cpu})
-    from aiohttp import web
-
-    if path is None:
-
-        async def constant(request: web.Request) -> web.Response:
-            return web.Response(body=TRIVIAL_BODY, content_type="application/json")
-
-        app = web.Application()
-        app.router.add_get(TRIVIAL_PATH.decode(), constant)
-    else:
-        from reference_impl.app import ServerSettings, create_app
-
-        # As `eris serve`, but the gateway rate limit (200/s per client by default) is off: every request of
-        # the benchmark comes from one client.
-        settings = ServerSettings(db=path, seed=None, rate_per_second=0)
-        if not answer_cache:
-            settings.answer_cache_bytes = 0
-        app = create_app(settings)
-
-    async def serve() -> None:
-        runner = web.AppRunner(app, handle_signals=False)
-        await runner.setup()
-        try:
-            site = web.TCPSite(runner, HOST, 0)
-            await site.start()
-            stopped = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(signum, stopped.set)
-            print(f"ready {runner.addresses[0][1]}", flush=True)
-            await stopped.wait()
-        finally:
-            await runner.cleanup()
-
-    if profile is None:
-        asyncio.run(serve())
-        return
-    profiler = cProfile.Profile()
-    profiler.enable()
-    try:
-        asyncio.run(serve())
-    finally:
-        profiler.disable()
-        profiler.dump_stats(profile)
-
-
-# -- the load generator ---------------------------------------------------------------------------
-
-
-@dataclass
-class Run:
-    """What one timed run saw."""
-
-    latencies: list[float] = field(default_factory=list)
-    errors: int = 0
-    first_error: str = ""
-    elapsed: float = 0.0
-    client_cpu: float = 0.0
-    server_cpu: float = 0.0
-
-    def error(self, text: str) -> None:
-        self.errors += 1
-        if not self.first_error:
-            self.first_error = text
-
-    @property
-    def rate(self) -> float:
-        return len(self.latencies) / self.elapsed if self.elapsed else 0.0
-
-    def percentile(self, fraction: float) -> float:
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
-
-
-# A request: its path, and a check of the answer's body returning an error text or "".
-Request = tuple[bytes, Callable[[bytes], str]]
-
-
-class Connection:
-    """One keep-alive HTTP/1.1 connection over raw asyncio streams: a request, then its whole answer."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def get(self, path: bytes) -> tuple[int, bytes]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
-        assert self.reader is not None
-        self.writer.write(b"GET " + path + b" HTTP/1.1\r\nHost: " + HOST.encode() + b"\r\n\r\n")
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        status = int(head[9:12])
-        headers = head.lower()
-        match = re.search(rb"\r\ncontent-length: *(\d+)", headers)
-        if match:
-            body = await self.reader.readexactly(int(match.group(1)))
-        elif b"transfer-encoding: chunked" in headers:
-            body = await self._chunked()
-        else:
-            raise ValueError("an answer without Content-Length or chunked encoding")
-        if b"\r\nconnection: close" in headers:
-            self.close()
-        return status, body
-
-    async def _chunked(self) -> bytes:
-        assert self.reader is not None
-        parts = []
-        while True:
-            size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            parts.append(await self.reader.readexactly(size + 2))  # the chunk and its CRLF
-            if size == 0:  # the last chunk (no trailers)
-                return b"".join(part[:-2] for part in parts)
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.reader = self.writer = None
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process (Linux /proc), 0.0 where it cannot be read."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-async def _drive(port: int, next_request: Callable[[], Request], connections: int, seconds: float, run: Run) -> None:
-    """`connections` workers, each sending one request at a time until `seconds` have passed."""
-    deadline = time.perf_counter() + seconds
-
-    async def worker() -> None:
-        connection = Connection(port)
-        try:
-            while time.perf_counter() < deadline:
-                path, check = next_request()
-                started = time.perf_counter()
-                try:
-                    status, body = await connection.get(path)
-                except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as failure:
-                    run.error(f"{path.decode()}: {type(failure).__name__}: {failure}")
-                    connection.close()
-                    continue
-                run.latencies.append(time.perf_counter() - started)
-                problem = f"status {status}" if status != 200 else check(body)
-                if problem:
-                    run.error(f"{path.decode()}: {problem}: {body[:200]!r}")
-        finally:
-            connection.close()
-
-    await asyncio.gather(*(worker() for _ in range(connections)))
-
-
-def timed(
-    port: int, server_pid: int, next_request: Callable[[], Request], connections: int, seconds: float, warmup: float
-) -> Run:
-    """An untimed warm-up, then one timed run."""
-    asyncio.run(_drive(port, next_request, connections, warmup, Run()))
-    run = Run()
-    client, server = time.process_time(), _cpu_seconds(server_pid)
-    started = time.perf_counter()
-    asyncio.run(_drive(port, next_request, connections, seconds, run))
-    run.elapsed = time.perf_counter() - started
-    run.client_cpu = (time.process_time() - client) / run.elapsed
-    run.server_cpu = (_cpu_seconds(server_pid) - server) / run.elapsed
-    return run
-
-
-# -- what the workloads ask for -------------------------------------------------------------------
-
-
-def _query(path: str, **parameters: str | int) -> bytes:
-    return (
-        path + "?" + "&".join(f"{name}={quote(str(value), safe='')}" for name, value in parameters.items())
-    ).encode()
-
-
-def _items(expected: int) -> Callable[[bytes], str]:
-    """An {items} envelope with `expected` items (each item of a Party holds one "resourceType")."""
-
-    def check(body: bytes) -> str:
-        if not body.startswith(b'{"items":['):
-            return "not an {items} envelope"
-        found = body.count(b'"resourceType":"Party"')
-        return "" if found == expected else f"{found} items, {expected} expected"
-
-    return check
-
-
-def _constant(body: bytes) -> str:
-    return "" if body == TRIVIAL_BODY else "not the constant answer"
-
-
-def _holding(value: str) -> Callable[[bytes], str]:
-    wanted = f'"value":"{value}"'.encode()
-
-    def check(body: bytes) -> str:
-        if not body.startswith(b'{"items":[{'):
-            return "no items"
-        return "" if wanted in body else f"no item with the identifier value {value}"
-
-    return check
-
-
-@dataclass
-class Workloads:
-    identifier: list[Request]
-    lists: list[Request]
-
-
-def workloads(db_path: str, size: int, max_offset: int, rng: random.Random) -> Workloads:
-    """Requests built from what the database holds (read-only; not timed)."""
-    from reference_impl.seed import OWN_ORGANIZATION_NIP
-
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        rows = db.execute(
-            "SELECT t.system, t.value FROM resource r JOIN search_token t ON t.resource_pk = r.pk"
-            " WHERE r.type = 'Party' AND t.param = 'identifier' AND r.id LIKE 'party-contractor-1_____'"
-        ).fetchall()
-        (nip_system,) = db.execute(
-            "SELECT DISTINCT t.system FROM search_token t JOIN resource r ON r.pk = t.resource_pk"
-            " WHERE r.type = 'Party' AND t.param = 'identifier' AND t.value = ?",
-            (OWN_ORGANIZATION_NIP,),
-        ).fetchone()
-        pairs = db.execute(
-            "SELECT ty.system, ty.value, st.system, st.value, count(*) FROM resource r"
-            " JOIN search_token ty ON ty.resource_pk = r.pk AND ty.param = 'type'"
-            " JOIN search_token st ON st.resource_pk = r.pk AND st.param = 'status'"
-            " WHERE r.type = 'Party' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
-        ).fetchall()
-    finally:
-        db.close()
-    if not rows:
-        raise SystemExit(f"the database of size {size:,} has no party of the large set")
-    identifier = [
-        (_query("/v1/parties", identifier=f"{system}|{value}"), _holding(value))
-        for system, value in rng.sample(rows, min(SAMPLE, len(rows)))
-    ]
-    owner = f"{nip_system}|{OWN_ORGANIZATION_NIP}"
-    highest = max(0, min(max_offset, size - 20))
-    lists: list[Request] = []
-    for index in range(2 * SAMPLE):
-        if index % 2 == 0:
-            offset = rng.randint(0, highest)
-            expected = max(0, min(20, size - offset))  # every party is owned by the Employer
-            lists.append((_query("/v1/parties", owner=owner, count=20, offset=offset), _items(expected)))
-        else:
-            type_system, type_code, status_system, status_code, matching = pairs[(index // 2) % len(pairs)]
-            path = _query(
-                "/v1/parties", type=f"{type_system}|{type_code}", status=f"{status_system}|{status_code}", count=20
-            )
-            lists.append((path, _items(min(20, matching))))
-    return Workloads(identifier, lists)
-
-
-def _cycler(requests: list[Request]) -> Callable[[], Request]:
-    position = -1
-
-    def next_request() -> Request:
-        nonlocal position
-        position = (position + 1) % len(requests)
-        return requests[position]
-
-    return next_request
-
-
-# -- wrk, when installed --------------------------------------------------------------------------
-
-
-def _wrk(port: int, requests: list[Request], connections: int, seconds: float, directory: str) -> tuple[str, float]:
-    """A workload again, driven by wrk (status codes checked, bodies not): its rate and median latency as text,
-    and the rate (nan when wrk gave none)."""
-    paths = ",\n".join(f'  "{path.decode()}"' for path, _ in requests[:2_000])
-    script = Path(directory, "paths.lua")
-    script.write_text(
-        f"paths = {{\n{paths}\n}}\n"
-        "counter = 0\n"
-        "request = function()\n"
-        "  counter = counter + 1\n"
-        "  return wrk.format('GET', paths[(counter % #paths) + 1])\n"
-        "end\n"
-    )
-    command = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency", "-s", str(script)]
-    output = subprocess.run(
-        [*command, f"http://{HOST}:{port}"], capture_output=True, text=True, check=False, timeout=seconds + 60
-    ).stdout
-    rate = re.search(r"Requests/sec:\s*([\d.]+)", output)
-    median = re.search(r"50%\s+([\d.]+)(us|ms|s)\b", output)
-    bad = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", output)
-    errors = re.search(r"Socket errors:.*", output)
-    if not rate or not median:
-        return f"wrk gave no figures: {output.strip()[:300]}", float("nan")
-    scale = {"us": 1e-3, "ms": 1.0, "s": 1e3}[median.group(2)]
-    text = (
-        f"{float(rate.group(1)):,.0f} requests/s, median {float(median.group(1)) * scale:.2f} ms, "
-        f"non-2xx {bad.group(1) if bad else 0}{'; ' + errors.group(0) if errors else ''}"
-    )
-    return text, float(rate.group(1))
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -491,36 +151,6 @@ def _share_per_cpu(measured: Run, trivial: Run) -> float:
     return (measured.rate / measured.server_cpu) / (trivial.rate / trivial.server_cpu)
 
 
-def _start_server(
-    db_path: str | None, cpu: int | None, profile: str | None, *, answer_cache: bool = True
-) -> tuple[subprocess.Popen[str], int]:
-    command = [sys.executable, __file__, *(["--child-serve", db_path] if db_path else ["--child-trivial"])]
-    if not answer_cache:
-        command.append("--child-no-answer-cache")
-    if cpu is not None:
-        command += ["--child-cpu", str(cpu)]
-    if profile is not None:
-        command += ["--child-profile", profile]
-    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert server.stdout is not None
-    line = server.stdout.readline()
-    if not line.startswith("ready "):
-        server.kill()
-        server.wait()
-        raise SystemExit(f"the server did not start (exit code {server.poll()})")
-    return server, int(line.split()[1])
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def measure_size(size: int, args: argparse.Namespace, cpus: tuple[int, int] | None, directory: str) -> SizeResult:
     db_path = str(Path(directory, f"parties-{size}.db"))
     started = time.perf_counter()
@@ -533,36 +163,36 @@ def measure_size(size: int, args: argparse.Namespace, cpus: tuple[int, int] | No
     warmup = min(1.0, args.seconds)
     use_wrk = args.wrk and shutil.which("wrk") is not None
     wrk_trivial = wrk_identifier = float("nan")
-    server, port = _start_server(None, cpus[0] if cpus else None, None)
+    server, port = start_server(__file__, None, cpus[0] if cpus else None, None)
     try:
-        constant = [(TRIVIAL_PATH, _constant)]
-        trivial = timed(port, server.pid, _cycler(constant), args.connections, args.seconds, warmup)
+        constant = [(TRIVIAL_PATH, check_constant)]
+        trivial = timed(port, server.pid, cycler(constant), args.connections, args.seconds, warmup)
         print(_line(f"trivial aiohttp GET (the yardstick), {args.connections} connections", trivial))
         if use_wrk:
-            text, wrk_trivial = _wrk(port, constant, args.connections, args.seconds, directory)
+            text, wrk_trivial = run_wrk(port, constant, args.connections, args.seconds, directory)
             print(f"  trivial GET, cross-check with wrk, {args.connections} connections: {text}")
     finally:
-        _stop(server)
+        stop_server(server)
     profile = str(Path(directory, f"server-{size}.prof")) if args.profile else None
-    server, port = _start_server(db_path, cpus[0] if cpus else None, profile)
+    server, port = start_server(__file__, db_path, cpus[0] if cpus else None, profile)
     try:
-        identifier = timed(port, server.pid, _cycler(loads.identifier), args.connections, args.seconds, warmup)
+        identifier = timed(port, server.pid, cycler(loads.identifier), args.connections, args.seconds, warmup)
         print(_line(f"(a) identifier reads, {args.connections} connections", identifier))
-        lists = timed(port, server.pid, _cycler(loads.lists), args.connections, args.seconds, warmup)
+        lists = timed(port, server.pid, cycler(loads.lists), args.connections, args.seconds, warmup)
         print(_line(f"(b) owner pages and type+status lists, {args.connections} connections", lists))
-        sequential = timed(port, server.pid, _cycler(loads.identifier), 1, args.seconds, warmup)
+        sequential = timed(port, server.pid, cycler(loads.identifier), 1, args.seconds, warmup)
         print(_line("(a) identifier reads, 1 connection, one request at a time", sequential))
         if use_wrk:
-            text, wrk_identifier = _wrk(port, loads.identifier, args.connections, args.seconds, directory)
+            text, wrk_identifier = run_wrk(port, loads.identifier, args.connections, args.seconds, directory)
             print(f"  (a) cross-check with wrk, {args.connections} connections: {text}")
     finally:
-        _stop(server)
-    server, port = _start_server(db_path, cpus[0] if cpus else None, None, answer_cache=False)
+        stop_server(server)
+    server, port = start_server(__file__, db_path, cpus[0] if cpus else None, None, answer_cache=False)
     try:
-        uncached = timed(port, server.pid, _cycler(loads.identifier), args.connections, args.seconds, warmup)
+        uncached = timed(port, server.pid, cycler(loads.identifier), args.connections, args.seconds, warmup)
         print(_line(f"(a) identifier reads, answer cache off, {args.connections} connections", uncached))
     finally:
-        _stop(server)
+        stop_server(server)
         for leftover in Path(directory).glob(f"parties-{size}.db*"):  # the report spool beside it is a folder
             shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
     if profile is not None and Path(profile).exists():
@@ -677,10 +307,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--child-no-answer-cache", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_build:
-        _build(int(args.child_build[0]), args.child_build[1])
+        build_database(int(args.child_build[0]), args.child_build[1])
         return 0
     if args.child_serve or args.child_trivial:
-        _serve(args.child_serve, args.child_cpu, args.child_profile, not args.child_no_answer_cache)
+        run_server(args.child_serve, args.child_cpu, args.child_profile, not args.child_no_answer_cache)
         return 0
 
     try:
