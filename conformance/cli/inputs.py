@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import io
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.cli.decoded_text import DecodedText, NotUtf8Text
 from conformance.cli.streaming import StreamProblem, TextSource, stream_values
 from profiles import fast_json, strict_json
 
@@ -107,7 +107,7 @@ def iter_payloads(paths: Iterable[str], *, skip: Path | None = None) -> Iterator
     `skip` (the report being written) is never read as an input."""
     for path in paths:
         if path == "-":
-            yield from from_stream("<stdin>", io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline=""))
+            yield from from_stream("<stdin>", DecodedText(sys.stdin.buffer))
             continue
         target = Path(path)
         if target.is_dir():
@@ -129,15 +129,12 @@ def _from_file(path: Path) -> Iterator[Payload | ReadProblem]:
             with path.open("rb") as lines:
                 yield from ndjson_payloads(source, _without_bom(lines))
             return
-        handle = path.open(encoding="utf-8", newline="")
-    except UnicodeDecodeError as error:
-        yield ReadProblem(source, f"not UTF-8 text (byte {error.start})")
-        return
+        handle = path.open("rb")
     except OSError as error:
         yield ReadProblem(source, f"cannot be read: {error.strerror}")
         return
     with handle:
-        yield from from_stream(source, handle)
+        yield from from_stream(source, DecodedText(handle))
 
 
 def from_stream(source: str, handle: TextSource) -> Iterator[Payload | ReadProblem]:
@@ -154,8 +151,8 @@ def from_stream(source: str, handle: TextSource) -> Iterator[Payload | ReadProbl
                 yield Payload(source, value)
     except StreamProblem as problem:
         yield ReadProblem(source, problem.message, problem.line, problem.column)
-    except UnicodeDecodeError as error:
-        yield ReadProblem(source, f"not UTF-8 text (byte {error.start} of a block read)")
+    except NotUtf8Text as error:
+        yield ReadProblem(source, str(error))
     except OSError as error:
         yield ReadProblem(source, f"cannot be read: {error.strerror}")
 

@@ -19,7 +19,7 @@ _CUT_SLACK = 16
 
 
 class TextSource(Protocol):
-    """Where the text comes from: a text file, or text decoded from bytes already partly read (cli/units.py)."""
+    """Where the text comes from: a text file, or the text of bytes decoded as read (cli/decoded_text.py)."""
 
     def read(self, size: int, /) -> str: ...
 

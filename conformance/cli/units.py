@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from conformance.cli.checking import FileBatch, Lines, Payloads, Span, Unit
+from conformance.cli.decoded_text import DecodedText
 from conformance.cli.inputs import EMPTY_FOLDER, NDJSON_SUFFIXES, Payload, ReadProblem, from_stream, json_file_names
-from conformance.cli.streaming import BUFFER_CHARS
 from profiles import fast_json, strict_json
 
 __all__ = ["LINES_BYTES", "units"]
@@ -161,7 +161,7 @@ def _stream_units(source: str, handle: BinaryIO, *, by_name: bool) -> Iterator[U
             yield from _line_units(source, handle, head)
         return
     batch: list[Payload | ReadProblem] = []
-    text = _Decoded(handle, head)
+    text = DecodedText(handle, head)
     reported = 0
     for item in from_stream(source, text):
         batch.append(item)
@@ -211,24 +211,3 @@ def _line_units(source: str, handle: BinaryIO, head: bytes) -> Iterator[Unit]:
         yield Lines(source, first_line, data[:cut])
         first_line += data.count(b"\n", 0, cut) + 1
         pending = data[cut + 1 :]
-
-
-class _Decoded:
-    """The text of a binary stream whose first bytes were already read, for conformance.cli.streaming."""
-
-    def __init__(self, handle: BinaryIO, head: bytes) -> None:
-        self.handle = handle
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.pending = self.decoder.decode(head)
-        self.bytes_read = len(head)
-
-    def read(self, size: int = -1) -> str:
-        if self.pending:
-            text, self.pending = self.pending, ""
-            return text
-        while True:
-            chunk = self.handle.read(BUFFER_CHARS)
-            self.bytes_read += len(chunk)
-            text = self.decoder.decode(chunk, final=not chunk)
-            if text or not chunk:
-                return text
