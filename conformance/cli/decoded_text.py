@@ -8,9 +8,10 @@ from typing import BinaryIO
 
 from conformance.cli.streaming import BUFFER_CHARS
 
-__all__ = ["DecodedText", "NotUtf8Text"]
+__all__ = ["UTF16_MARKS", "DecodedText", "NotUtf8Text"]
 
-_UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+"""The first two bytes of UTF-16 text as Windows editors save it ("Unicode")."""
 
 
 class NotUtf8Text(ValueError):
@@ -18,7 +19,7 @@ class NotUtf8Text(ValueError):
     seems to be when it begins with the mark of UTF-16 text (what a Windows editor saves as "Unicode")."""
 
     def __init__(self, offset: int, found: bytes, beginning: bytes) -> None:
-        if offset == 0 and beginning[:2] in _UTF16_MARKS:
+        if offset == 0 and beginning[:2] in UTF16_MARKS:
             mark = beginning[:2].hex(" ").upper()
             message = f"not UTF-8 text: it begins with {mark}, the byte order mark of UTF-16 text (save it as UTF-8)"
         else:

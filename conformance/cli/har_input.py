@@ -10,6 +10,7 @@ from typing import IO, Any
 
 import ijson
 
+from conformance.cli.decoded_text import UTF16_MARKS, NotUtf8Text
 from conformance.cli.streamed_json_errors import PositionedStream, described
 from conformance.client.har_exchanges import BaseUrl, NotAnEntry, exchange_of_entry
 from conformance.exchange_judge import ExchangeFinding, ExchangeJudge
@@ -82,6 +83,8 @@ def judged_entries(
                 base = _first_base(entry)
             yield _judged(source, index, entry, judge, base)
     except ijson.JSONError as error:
+        if count == 0 and kept.head[:2] in UTF16_MARKS:
+            raise HarUnreadable(str(NotUtf8Text(0, bytes(kept.head[:1]), bytes(kept.head[:2])))) from None
         message = error.args[0] if error.args and isinstance(error.args[0], str | bytes) else str(error)
         raise HarUnreadable(f"not JSON: {described(message, positioned)}") from None
     except UnicodeDecodeError as error:

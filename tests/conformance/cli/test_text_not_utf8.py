@@ -43,13 +43,15 @@ def test_stdin_names_the_byte_that_is_not_utf8_by_its_offset_in_the_input():
     assert f"<stdin>: error: cannot be read: not UTF-8 text: byte {offset} is FF (hex)".encode() in done.stdout
 
 
-@pytest.mark.parametrize("where", ["file", "stdin"])
+@pytest.mark.parametrize("where", ["file", "stdin", "har"])
 def test_utf16_text_is_named_as_such_not_a_traceback(tmp_path, where):
-    """A leading FF FE once ended a run read from stdin with `eris: UnicodeDecodeError: ...`, the line of a defect."""
-    path = tmp_path / "party.json"
-    path.write_text(json.dumps({"resourceType": "Party", "id": "p1"}), encoding="utf-16")  # with its mark, FF FE
+    """A leading FF FE once ended a run read from stdin with `eris: UnicodeDecodeError: ...`, the line of a defect,
+    and a HAR was said to hold "a character that begins no JSON value"."""
+    document = {"log": {"version": "1.2", "entries": []}} if where == "har" else {"resourceType": "Party", "id": "p1"}
+    path = tmp_path / ("traffic.har" if where == "har" else "party.json")
+    path.write_text(json.dumps(document), encoding="utf-16")  # with its mark, FF FE
     command = [sys.executable, "-m", "conformance.cli", "validate", "--jobs", "1"]
-    if where == "file":
+    if where != "stdin":
         done = subprocess.run([*command, str(path)], capture_output=True, text=True, cwd=ROOT)
     else:
         done = subprocess.run([*command, "-"], input=path.read_bytes(), capture_output=True, cwd=ROOT)
