@@ -23,7 +23,7 @@ class NotUtf8Text(ValueError):
             mark = beginning[:2].hex(" ").upper()
             message = f"not UTF-8 text: it begins with {mark}, the byte order mark of UTF-16 text (save it as UTF-8)"
         else:
-            message = f"not UTF-8 text: byte {offset} is {found[:1].hex().upper() or 'missing'} (hex)"
+            message = f"not UTF-8 text: byte {offset} is {found[:1].hex().upper()} (hex)"
         super().__init__(message)
         self.offset = offset
 

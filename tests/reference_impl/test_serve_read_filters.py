@@ -45,7 +45,6 @@ def _both(*predicates: Callable[[dict[str, Any]], bool]) -> Callable[[dict[str, 
 # -- filters --------------------------------------------------------------------------------------
 
 EMPLOYEES = seed_ids("Party", claims("Employee"))
-CONTRACTORS = seed_ids("Party", claims("Contractor"))
 
 FILTERS = [
     # parties: identifier, owner, profile, attribute, type, status

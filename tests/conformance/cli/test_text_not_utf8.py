@@ -51,10 +51,9 @@ def test_utf16_text_is_named_as_such_not_a_traceback(tmp_path, where):
     path = tmp_path / ("traffic.har" if where == "har" else "party.json")
     path.write_text(json.dumps(document), encoding="utf-16")  # with its mark, FF FE
     command = [sys.executable, "-m", "conformance.cli", "validate", "--jobs", "1"]
-    if where != "stdin":
-        done = subprocess.run([*command, str(path)], capture_output=True, text=True, cwd=ROOT)
-    else:
-        done = subprocess.run([*command, "-"], input=path.read_bytes(), capture_output=True, cwd=ROOT)
-        done = subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
-    assert done.returncode == 2 and done.stderr == "", done.stderr
-    assert "not UTF-8 text: it begins with FF FE, the byte order mark of UTF-16 text (save it as UTF-8)" in done.stdout
+    command.append("-" if where == "stdin" else str(path))
+    stdin = path.read_bytes() if where == "stdin" else None
+    done = subprocess.run(command, input=stdin, capture_output=True, cwd=ROOT)
+    assert done.returncode == 2 and done.stderr == b"", done.stderr
+    expected = "not UTF-8 text: it begins with FF FE, the byte order mark of UTF-16 text (save it as UTF-8)"
+    assert expected in done.stdout.decode()
